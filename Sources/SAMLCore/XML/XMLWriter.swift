@@ -1,0 +1,95 @@
+/// Writes XML text deterministically: attributes in the order given, no whitespace between
+/// elements, every value escaped. The same calls always give the same bytes, which is what
+/// golden fixtures and reproducible scenarios need.
+///
+/// ```swift
+/// var w = XMLWriter()
+/// w.open("saml:Issuer", ["xmlns:saml": SAMLNamespace.assertion])
+/// w.text("https://idp.example.org/idp/shibboleth")
+/// w.close("saml:Issuer")
+/// ```
+public struct XMLWriter: Sendable {
+    public private(set) var output: String = ""
+
+    public init() {}
+
+    /// `<name a="v" …>`; attributes whose value is nil are left out.
+    public mutating func open(_ name: String, _ attributes: KeyValuePairs<String, String?> = [:]) {
+        output += "<" + name
+        appendAttributes(attributes)
+        output += ">"
+    }
+
+    /// `<name a="v" …/>`.
+    public mutating func empty(_ name: String, _ attributes: KeyValuePairs<String, String?> = [:]) {
+        output += "<" + name
+        appendAttributes(attributes)
+        output += "/>"
+    }
+
+    /// `</name>`.
+    public mutating func close(_ name: String) {
+        output += "</" + name + ">"
+    }
+
+    /// Escaped character data.
+    public mutating func text(_ value: String) {
+        output += XMLWriter.escapeText(value)
+    }
+
+    /// `<name …>text</name>`.
+    public mutating func element(_ name: String, _ attributes: KeyValuePairs<String, String?> = [:], text value: String) {
+        open(name, attributes)
+        text(value)
+        close(name)
+    }
+
+    /// Inserts already-serialised XML as is (for example a signed assertion, byte for byte).
+    public mutating func raw(_ xml: String) {
+        output += xml
+    }
+
+    private mutating func appendAttributes(_ attributes: KeyValuePairs<String, String?>) {
+        for (key, value) in attributes {
+            guard let value else { continue }
+            output += " " + key + "=\"" + XMLWriter.escapeAttribute(value) + "\""
+        }
+    }
+
+    /// XML 1.0 §2.4 character data: `&` and `<` must be escaped, `>` is escaped so `]]>` can
+    /// never appear; CR as `&#xD;` so it survives end-of-line normalisation (C14N 1.0 §1.1).
+    public static func escapeText(_ value: String) -> String {
+        var out = ""
+        out.reserveCapacity(value.utf8.count)
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\r": out += "&#xD;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// XML 1.0 §3.3.3 attribute values: `&`, `<`, `"` escaped, and TAB, LF, CR as character
+    /// references so attribute-value normalisation does not turn them into spaces.
+    public static func escapeAttribute(_ value: String) -> String {
+        var out = ""
+        out.reserveCapacity(value.utf8.count)
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "\t": out += "&#x9;"
+            case "\n": out += "&#xA;"
+            case "\r": out += "&#xD;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,6 @@
+import Testing
+@testable import SAMLCore
+
+@Test func librariesInitialise() throws {
+    try XMLLibrary.ensureInitialized()
+}
