@@ -1,0 +1,102 @@
+import Foundation
+internal import CXMLSec
+
+/// An X.509 certificate, immutable once loaded.
+public final class Certificate: @unchecked Sendable {
+    let x509: OpaquePointer
+
+    init(adopting x509: OpaquePointer) {
+        self.x509 = x509
+    }
+
+    deinit {
+        cxmlsec_x509_free(x509)
+    }
+
+    /// Loads a PEM certificate; also accepts the bare base64 DER body (as in metadata's
+    /// `ds:X509Certificate`), with or without line breaks.
+    public convenience init(pem: String) throws {
+        try XMLLibrary.ensureInitialized()
+        if !pem.contains("-----BEGIN") {
+            try self.init(base64DER: pem)
+            return
+        }
+        let bytes = Array(pem.utf8)
+        let x = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                cxmlsec_read_certificate_pem($0, Int32(buffer.count))
+            }
+        }
+        guard let x else {
+            throw KeyError(.unreadableCertificate, "not a PEM certificate (expected -----BEGIN CERTIFICATE-----)")
+        }
+        self.init(adopting: x)
+    }
+
+    /// Loads DER bytes.
+    public convenience init(der: [UInt8]) throws {
+        try XMLLibrary.ensureInitialized()
+        let x = der.withUnsafeBufferPointer { cxmlsec_read_certificate_der($0.baseAddress, Int32($0.count)) }
+        guard let x else {
+            throw KeyError(.unreadableCertificate, "not a DER X.509 certificate (\(der.count) bytes)")
+        }
+        self.init(adopting: x)
+    }
+
+    /// Loads base64 DER, whitespace ignored (the content of `ds:X509Certificate`).
+    public convenience init(base64DER: String) throws {
+        let compact = base64DER.filter { !$0.isWhitespace }
+        guard let data = Data(base64Encoded: compact) else {
+            throw KeyError(.unreadableCertificate, "certificate text is neither PEM nor base64 DER")
+        }
+        try self.init(der: Array(data))
+    }
+
+    /// Loads a PEM certificate file.
+    public convenience init(contentsOf url: URL) throws {
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw KeyError(.unreadableCertificate, "cannot read \(url.path): \(error.localizedDescription)")
+        }
+        try self.init(pem: text)
+    }
+
+    /// DER bytes.
+    public var der: [UInt8] {
+        var out: UnsafeMutablePointer<UInt8>?
+        let len = cxmlsec_certificate_der(x509, &out)
+        guard len > 0, let out else { return [] }
+        defer { free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: Int(len)))
+    }
+
+    /// Base64 DER on one line: the text of `ds:X509Certificate`.
+    public var base64DER: String { Data(der).base64EncodedString() }
+
+    /// PEM.
+    public var pem: String {
+        guard let c = cxmlsec_certificate_pem(x509) else { return "" }
+        defer { free(c) }
+        return String(cString: c)
+    }
+
+    /// Subject distinguished name (RFC 2253).
+    public var subject: String {
+        guard let c = cxmlsec_certificate_subject(x509) else { return "" }
+        defer { free(c) }
+        return String(cString: c)
+    }
+
+    /// End of validity.
+    public var notAfter: Date { Date(timeIntervalSince1970: TimeInterval(cxmlsec_certificate_not_after(x509))) }
+
+    /// The certified public key.
+    public var publicKey: PublicKey {
+        PublicKey(adopting: cxmlsec_certificate_public_key(x509)!)
+    }
+
+    /// True when both are the same certificate.
+    public func isSame(as other: Certificate) -> Bool { der == other.der }
+}
