@@ -1,6 +1,0 @@
-import Testing
-@testable import SAMLCore
-
-@Test func librariesInitialise() throws {
-    try XMLLibrary.ensureInitialized()
-}
