@@ -91,10 +91,15 @@ VALUE_TEMPLATE = """        <saml:AttributeValue xsi:type="xs:string">{value}</s
 _XML_CHAR_RE = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
+def die(message):
+    print("error: " + message, file=sys.stderr)
+    raise SystemExit(2)
+
+
 def esc(value):
     """Escape for use in element content AND in double-quoted attribute values."""
     if _XML_CHAR_RE.search(value):
-        raise SystemExit("error: value contains characters not allowed in XML: %r" % value)
+        die("value contains characters not allowed in XML: %r" % value)
     return escape(value, {'"': "&quot;", "'": "&apos;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
@@ -172,10 +177,10 @@ def build_xml(a):
     attrs = {}
     for item in a.attr:
         if "=" not in item:
-            raise SystemExit("error: --attr wants NAME=VALUE, got %r" % item)
+            die("--attr wants NAME=VALUE, got %r" % item)
         name, value = item.split("=", 1)
         if not name:
-            raise SystemExit("error: --attr with an empty name: %r" % item)
+            die("--attr with an empty name: %r" % item)
         attrs.setdefault(name, []).append(value)
     if attrs:
         body = "".join(
@@ -219,7 +224,7 @@ def sign(xml_bytes, a, key, cert):
 def find_assertion(root):
     nodes = root.findall("{%s}Assertion" % NS_SAML)
     if len(nodes) != 1:
-        raise SystemExit("error: expected one Assertion, found %d" % len(nodes))
+        die("expected one Assertion, found %d" % len(nodes))
     return nodes[0]
 
 
@@ -246,7 +251,11 @@ def encrypt_assertion(root, a):
 
 def main(argv):
     a = parse_args(argv)
-    key, cert = read(a.key), read(a.cert)
+    try:
+        key, cert = read(a.key), read(a.cert)
+    except (OSError, UnicodeDecodeError) as err:
+        print("error: %s" % err, file=sys.stderr)
+        return 2
     xml = build_xml(a)
     try:
         if a.sign in ("assertion", "both"):
@@ -264,7 +273,7 @@ def main(argv):
             xml = etree.tostring(root)
         if a.sign in ("response", "both"):
             xml = sign(xml, a, key, cert)
-    except (xmlsec.Error, xmlsec.InternalError, etree.LxmlError) as err:
+    except (xmlsec.Error, xmlsec.InternalError, etree.LxmlError, OSError) as err:
         print("error: signing/encryption failed: %s" % err, file=sys.stderr)
         return 2
     if isinstance(xml, str):
