@@ -16,7 +16,7 @@ let package = Package(
         // dropped by SwiftPM, so shim.h defines them itself (see ../shared/NOTES-xmlsec.md).
         .systemLibrary(
             name: "CXMLSec",
-            pkgConfig: "libxml-2.0",
+            pkgConfig: "xmlsec1-openssl",
             providers: [.apt(["libxml2-dev", "libxmlsec1-dev", "zlib1g-dev"])]
         ),
         .target(

@@ -6,6 +6,6 @@ struct SAMLHarnessCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "samlharness",
         abstract: "SAML protocol conformance and test harness.",
-        subcommands: []
+        subcommands: [KeysCommand.self, BenchCommand.self]
     )
 }
