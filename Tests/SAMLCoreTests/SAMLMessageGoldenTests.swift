@@ -10,7 +10,7 @@ enum SAMLMessageSamples {
     static let sp = "https://sp.example.org/shibboleth"
     static let acs = "https://sp.example.org/Shibboleth.sso/SAML2/POST"
     static let sso = "https://idp.example.org/idp/profile/SAML2/Redirect/SSO"
-    static let certificate = "MIIBszCCAVmgAwIBAgIUHarnessTestCertificateOnlyAAAAAAAAAAAwCgYIKoZIzj0EAwIw"
+    static let certificate = "MIIBszCCAVmgAwIBAgIUHarnessTestCertificateOnlyAAAAAAAAAAAwCgYIKoZIzj0EAwIw=="
 
     static func authnRequest(ids: IDGenerator = SeededIDGenerator(seed: 42)) -> AuthnRequest {
         var request = AuthnRequest.make(issuer: sp, destination: sso, assertionConsumerServiceURL: acs,
