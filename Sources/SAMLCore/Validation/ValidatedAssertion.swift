@@ -1,0 +1,18 @@
+/// What a successful validation yields: the NameID exactly as read (every text node,
+/// comments skipped), the attributes, and which signature covered the assertion.
+public struct ValidatedAssertion: Sendable, Equatable {
+    public enum SignedBy: String, Sendable {
+        case response, assertion, both
+    }
+
+    public let responseID: String
+    public let assertionID: String
+    public let issuer: String
+    public let nameID: NameID
+    public let sessionIndex: String?
+    public let attributes: [Attribute]
+    public let signedBy: SignedBy
+    /// True when the assertion arrived as an EncryptedAssertion.
+    public let wasEncrypted: Bool
+    public let signatureAlgorithm: SignatureAlgorithm
+}
