@@ -23,8 +23,9 @@ import Testing
 
     @Test func findsDoublePadding() throws {
         let candidate = try #require(EncodingEdgeCases.firstCandidate(padding: .two) { n in
-            "<x a=\"\(String(repeating: "?", count: n))\u{FB}\u{FF}\"/>"
+            "<x>" + String(repeating: "?>", count: n) + "</x>"
         })
+        #expect(candidate.index == 3)  // length 7+2n ≡ 1 (mod 3) first at n = 3
         #expect(candidate.base64.hasSuffix("=="))
         #expect(EncodingEdgeCases.qualifies(candidate.base64, padding: .two))
         #expect(!EncodingEdgeCases.qualifies(candidate.base64, padding: .one))

@@ -5,6 +5,13 @@
 /// it proves nothing. Given a deterministic generator of candidate messages (for example the
 /// same response with the n-th ID, signed), this returns the first whose base64 has them all.
 ///
+/// Which candidates qualify follows from RFC 4648 §4: each 3-byte group's last character is
+/// its third byte's low 6 bits, and for ASCII bytes that is the only way to reach 62 (`+`:
+/// `>` or `~`) or 63 (`/`: `?` or DEL). So an ASCII message needs a `?` and a `>` at byte
+/// offsets ≡ 2 (mod 3), and its length ≡ 2 (mod 3) for `=`, ≡ 1 for `==`. A generator that only
+/// changes a value *before* every `?` shifts all of these together and may never qualify:
+/// vary something between the `?` (e.g. in a Destination URL) and the end.
+///
 /// ```swift
 /// let edge = try EncodingEdgeCases.firstCandidate(padding: .two) { n in
 ///     try makeSignedResponse(id: "_edge\(n)")
