@@ -24,6 +24,15 @@ enum StructureCheck {
             if !consumedSigned, let signed = direct.dropFirst().first(where: { (try? verifier.verify($0)) != nil }) {
                 throw ValidationFailure(.signatureWrapping, "the signed Assertion \(signed.attribute("ID") ?? "?") (line \(signed.line)) is not the one an SP consumes first, \(consumed.attribute("ID") ?? "?") (line \(consumed.line)), which is unsigned (signature wrapping)", line: consumed.line)
             }
+            // A Signature inside one assertion whose Reference points at a sibling assertion.
+            for assertion in direct {
+                guard let signature = XMLSignatureVerifier.signatureElement(of: assertion),
+                      let uri = signature.firstChild("SignedInfo", SAMLNamespace.dsig)?
+                        .firstChild("Reference", SAMLNamespace.dsig)?.attribute("URI"),
+                      uri != "#" + (assertion.attribute("ID") ?? ""),
+                      let target = direct.first(where: { "#" + ($0.attribute("ID") ?? "") == uri }) else { continue }
+                throw ValidationFailure(.signatureWrapping, "the Signature inside Assertion \(assertion.attribute("ID") ?? "?") (line \(assertion.line)) covers the other Assertion \(target.attribute("ID") ?? "?") (line \(target.line)) (signature wrapping)", line: assertion.line)
+            }
         }
     }
 
