@@ -113,4 +113,23 @@ struct InteropTests {
         _ = try XMLSignatureVerifier(trustedCertificates: [try TestKeys.cert("idp")]).verify(assertion)
         #expect(assertion.descendants("NameID", SAMLNamespace.assertion).first?.text == "bob@example.org")
     }
+
+    @Test func python3SamlResponsePassesVerifyResponse() throws {
+        let xml = try pythonSigned()
+        let file = try ExternalTool.temporaryFile(xml)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let out = try CLI.run(["verify-response", file.path, "--idp-cert", TestKeys.url("idp-cert.pem").path,
+                               "--idp-entity-id", idpEntity, "--sp-entity-id", spEntity, "--acs-url", acs,
+                               "--request-id", "_req9"])
+        #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
+        #expect(out.stdout.hasPrefix("valid: nameid=bob@example.org attributes={\"mail\":[\"bob@example.org\"]}"))
+        // Signed by python3-saml with another key: refused with the right code.
+        let forged = try pythonSigned(extra: []).replacingOccurrences(of: ">bob@example.org<", with: ">root@example.org<")
+        let forgedFile = try ExternalTool.temporaryFile(forged)
+        defer { try? FileManager.default.removeItem(at: forgedFile) }
+        let bad = try CLI.run(["verify-response", forgedFile.path, "--idp-cert", TestKeys.url("idp-cert.pem").path,
+                               "--idp-entity-id", idpEntity, "--sp-entity-id", spEntity, "--acs-url", acs, "--request-id", "_req9"])
+        #expect(bad.status == 1)
+        #expect(bad.stdout.hasPrefix("invalid: signature.invalid"))
+    }
 }
