@@ -91,18 +91,10 @@ struct SigningBenchmark {
 
     /// `openssl speed -seconds N rsa2048` sign/s, or nil when the CLI is missing.
     static func opensslSpeed(seconds: Int) -> Double? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "speed", "-seconds", String(seconds), "rsa2048"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
+        let outcome = SelfCheckCommand.runTool("openssl", ["speed", "-seconds", String(seconds), "rsa2048"])
+        guard outcome.status == 0 else { return nil }
         // "rsa 2048 bits 0.000236s 0.000007s   4232.6 139872.2"
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("rsa 2048 bits") {
+        for line in outcome.output.split(separator: "\n") where line.hasPrefix("rsa 2048 bits") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if fields.count >= 7 { return Double(fields[5]) }
         }

@@ -70,9 +70,7 @@ public enum SignatureWrapping: String, Sendable, CaseIterable {
             guard let sig = assertionSignature else { throw SAMLError(.missingElement, "\(rawValue) needs a signed Assertion") }
             let sigXML = Self.text(sig)
             // Keep the Response signature out: these shapes target SPs that trust the Assertion's.
-            let start = responseStart
-            let prefix = start + issuer + status
-            let assertionIssuerEnd = evilAssertion.range(of: "</saml:Issuer>")!.upperBound
+            let prefix = responseStart + issuer + status
             func insertAfterIssuer(_ xml: String, _ insert: String) -> String {
                 let end = xml.range(of: "</saml:Issuer>")!.upperBound
                 return String(xml[..<end]) + insert + String(xml[end...])
@@ -90,7 +88,6 @@ public enum SignatureWrapping: String, Sendable, CaseIterable {
                 return prefix + insertAfterIssuer(evilAssertion, wrapped) + close
             case .xsw7:
                 let ext = "<samlp:Extensions xmlns:samlp=\"\(SAMLNamespace.protocol_)\">" + originalAssertion + "</samlp:Extensions>"
-                _ = assertionIssuerEnd
                 return prefix + insertAfterIssuer(evilAssertion, ext) + close
             default:
                 let wrapped = sigXML.replacingOccurrences(of: "</ds:Signature>", with: objectOpen + assertionNoSig + "</ds:Object></ds:Signature>")

@@ -9,19 +9,16 @@ public enum HTMLText {
     /// the quoting (HTML Standard §13.1.2.3 attribute values; OWASP XSS rule #2):
     /// `&` `<` `>` `"` `'` become `&amp; &lt; &gt; &quot; &#39;`.
     public static func escape(_ value: String) -> String {
-        var out = ""
-        out.reserveCapacity(value.utf8.count)
-        for scalar in value.unicodeScalars {
+        CharacterEscaping.escape(value) { scalar in
             switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
+            case "&": "&amp;"
+            case "<": "&lt;"
+            case ">": "&gt;"
+            case "\"": "&quot;"
+            case "'": "&#39;"
+            default: nil
             }
         }
-        return out
     }
 
     /// Decodes character references as an HTML parser does in attribute values (HTML

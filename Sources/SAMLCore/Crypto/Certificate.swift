@@ -21,12 +21,7 @@ public final class Certificate: @unchecked Sendable {
             try self.init(base64DER: pem)
             return
         }
-        let bytes = Array(pem.utf8)
-        let x = bytes.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                cxmlsec_read_certificate_pem($0, Int32(buffer.count))
-            }
-        }
+        let x = pem.withCString { cxmlsec_read_certificate_pem($0, Int32(pem.utf8.count)) }
         guard let x else {
             throw KeyError(.unreadableCertificate, "not a PEM certificate (expected -----BEGIN CERTIFICATE-----)")
         }

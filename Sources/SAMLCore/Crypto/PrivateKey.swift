@@ -21,12 +21,7 @@ public final class PrivateKey: @unchecked Sendable {
     /// `BEGIN EC PRIVATE KEY`).
     public convenience init(pem: String) throws {
         try XMLLibrary.ensureInitialized()
-        let bytes = Array(pem.utf8)
-        let evp = bytes.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                cxmlsec_read_private_key($0, Int32(buffer.count))
-            }
-        }
+        let evp = pem.withCString { cxmlsec_read_private_key($0, Int32(pem.utf8.count)) }
         guard let evp else {
             throw KeyError(.unreadablePrivateKey, "not a PEM private key (expected -----BEGIN PRIVATE KEY-----)")
         }
@@ -97,12 +92,7 @@ public final class PublicKey: @unchecked Sendable {
             self.init(adopting: key.evp)
             return
         }
-        let bytes = Array(pem.utf8)
-        let evp = bytes.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                cxmlsec_read_public_key($0, Int32(buffer.count))
-            }
-        }
+        let evp = pem.withCString { cxmlsec_read_public_key($0, Int32(pem.utf8.count)) }
         guard let evp else {
             throw KeyError(.unreadablePublicKey, "not a PEM public key or certificate")
         }

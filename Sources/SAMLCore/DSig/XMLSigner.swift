@@ -53,11 +53,17 @@ public struct XMLSigner: Sendable {
         guard let element = document.element(withID: id) else {
             throw SignatureError(.signingFailed, "no element with ID \"\(id)\" to sign")
         }
-        try sign(element)
+        try signRegistered(element)
     }
 
     /// Signs `element` (it must carry an `ID` attribute) with an enveloped signature.
     public func sign(_ element: XMLElement) throws {
+        element.document.registerIDs()
+        try signRegistered(element)
+    }
+
+    /// Signs `element`, whose document's IDs are already registered (the Reference must resolve).
+    private func signRegistered(_ element: XMLElement) throws {
         try XMLLibrary.ensureInitialized()
         guard key.kind == algorithm.keyKind else {
             throw SignatureError(.signingFailed, "a \(key.kind.rawValue) key cannot make \(algorithm.shortName) signatures")
@@ -65,7 +71,6 @@ public struct XMLSigner: Sendable {
         guard let id = element.attribute("ID") ?? element.attribute("AssertionID") else {
             throw SignatureError(.signingFailed, "<\(element.localName)> has no ID attribute to reference")
         }
-        element.document.registerIDs()
         let doc = element.document.pointer
         guard let sig = xmlSecTmplSignatureCreateNsPref(doc, canonicalization.transformID, algorithm.transformID, nil, "ds") else {
             throw SignatureError(.signingFailed, "cannot create the Signature template")

@@ -15,7 +15,7 @@ import Foundation
 ///     inResponseTo: "_req1", clock: FixedClock(now), ids: SeededIDGenerator(seed: 1))
 /// let text = assertion.xml()
 /// ```
-public struct Assertion: SAMLElementCodable {
+public struct Assertion: SignableSAMLElement {
     public var id: String
     public var issueInstant: Date
     public var issuer: Issuer
@@ -83,19 +83,7 @@ public struct Assertion: SAMLElementCodable {
         attributeStatements = try element.children("AttributeStatement", ns).map(AttributeStatement.init(element:))
     }
 
-    public func write(to writer: inout XMLWriter, declaringNamespaces: Bool) {
-        write(to: &writer, declaringNamespaces: declaringNamespaces, signature: nil)
-    }
-
-    /// The assertion with `signature` (a `ds:Signature` element or template, as text)
-    /// inserted where §2.3.3 puts it: right after Issuer.
-    public func xml(signature: String?) -> String {
-        var writer = XMLWriter()
-        write(to: &writer, declaringNamespaces: true, signature: signature)
-        return writer.output
-    }
-
-    func write(to writer: inout XMLWriter, declaringNamespaces: Bool, signature: String?) {
+    public func write(to writer: inout XMLWriter, declaringNamespaces: Bool, signature: String?) {
         writer.open("saml:Assertion", [
             "xmlns:saml": declaringNamespaces ? SAMLNamespace.assertion : nil,
             "Version": "2.0",

@@ -12,7 +12,7 @@ import Foundation
 ///     assertionConsumerServiceURL: "https://sp.example.org/Shibboleth.sso/SAML2/POST",
 ///     clock: SystemClock(), ids: RandomIDGenerator())
 /// ```
-public struct AuthnRequest: SAMLElementCodable {
+public struct AuthnRequest: SignableSAMLElement {
     public var id: String
     public var issueInstant: Date
     public var destination: String?
@@ -86,18 +86,7 @@ public struct AuthnRequest: SAMLElementCodable {
             .map(RequestedAuthnContext.init(element:))
     }
 
-    public func write(to writer: inout XMLWriter, declaringNamespaces: Bool) {
-        write(to: &writer, declaringNamespaces: declaringNamespaces, signature: nil)
-    }
-
-    /// The request with `signature` (a `ds:Signature` element or template) right after Issuer.
-    public func xml(signature: String?) -> String {
-        var writer = XMLWriter()
-        write(to: &writer, declaringNamespaces: true, signature: signature)
-        return writer.output
-    }
-
-    func write(to writer: inout XMLWriter, declaringNamespaces: Bool, signature: String?) {
+    public func write(to writer: inout XMLWriter, declaringNamespaces: Bool, signature: String?) {
         // §3.2.1 RequestAbstractType then §3.4.1 attributes, in schema order.
         writer.open("samlp:AuthnRequest", [
             "xmlns:samlp": declaringNamespaces ? SAMLNamespace.protocol_ : nil,

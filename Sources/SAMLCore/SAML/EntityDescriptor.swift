@@ -9,7 +9,7 @@ import Foundation
 /// let url = idp.idpSSODescriptor?.singleSignOnService(binding: SAMLBindingURI.httpRedirect)?.location
 /// let certs = idp.idpSSODescriptor?.signingCertificates ?? []
 /// ```
-public struct EntityDescriptor: SAMLElementCodable {
+public struct EntityDescriptor: SignableSAMLElement {
     public var entityID: String
     public var id: String?
     public var validUntil: Date?
@@ -45,19 +45,7 @@ public struct EntityDescriptor: SAMLElementCodable {
         spSSODescriptor = try element.optionalChild("SPSSODescriptor", md).map(SPSSODescriptor.init(element:))
     }
 
-    public func write(to writer: inout XMLWriter, declaringNamespaces: Bool) {
-        write(to: &writer, declaringNamespaces: declaringNamespaces, signature: nil)
-    }
-
-    /// The metadata with `signature` (a `ds:Signature` element or template) where §2.3.2 puts
-    /// it: the first child.
-    public func xml(signature: String?) -> String {
-        var writer = XMLWriter()
-        write(to: &writer, declaringNamespaces: true, signature: signature)
-        return writer.output
-    }
-
-    func write(to writer: inout XMLWriter, declaringNamespaces: Bool, signature: String?) {
+    public func write(to writer: inout XMLWriter, declaringNamespaces: Bool, signature: String?) {
         writer.open("md:EntityDescriptor", [
             "xmlns:md": declaringNamespaces ? SAMLNamespace.metadata : nil,
             "xmlns:ds": declaringNamespaces ? SAMLNamespace.dsig : nil,

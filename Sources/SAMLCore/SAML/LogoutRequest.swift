@@ -5,7 +5,7 @@ import Foundation
 /// Children in the schema's sequence: Issuer, (ds:Signature), (Extensions),
 /// (BaseID | NameID | EncryptedID) — NameID only is modelled and is required — then
 /// SessionIndex*.
-public struct LogoutRequest: SAMLElementCodable {
+public struct LogoutRequest: SignableSAMLElement {
     /// Reason URIs, §3.7.3.
     public enum Reason {
         public static let user = "urn:oasis:names:tc:SAML:2.0:logout:user"
@@ -58,18 +58,7 @@ public struct LogoutRequest: SAMLElementCodable {
         sessionIndexes = element.children("SessionIndex", ns).map { $0.text }
     }
 
-    public func write(to writer: inout XMLWriter, declaringNamespaces: Bool) {
-        write(to: &writer, declaringNamespaces: declaringNamespaces, signature: nil)
-    }
-
-    /// The request with `signature` (a `ds:Signature` element or template) right after Issuer.
-    public func xml(signature: String?) -> String {
-        var writer = XMLWriter()
-        write(to: &writer, declaringNamespaces: true, signature: signature)
-        return writer.output
-    }
-
-    func write(to writer: inout XMLWriter, declaringNamespaces: Bool, signature: String?) {
+    public func write(to writer: inout XMLWriter, declaringNamespaces: Bool, signature: String?) {
         writer.open("samlp:LogoutRequest", [
             "xmlns:samlp": declaringNamespaces ? SAMLNamespace.protocol_ : nil,
             "xmlns:saml": declaringNamespaces ? SAMLNamespace.assertion : nil,

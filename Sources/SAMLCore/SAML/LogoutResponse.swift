@@ -2,7 +2,7 @@ import Foundation
 
 /// `<samlp:LogoutResponse>`, saml-core-2.0-os §3.7.2 (StatusResponseType, §3.2.2):
 /// Issuer?, (ds:Signature), (Extensions), Status.
-public struct LogoutResponse: SAMLElementCodable {
+public struct LogoutResponse: SignableSAMLElement {
     public var id: String
     public var inResponseTo: String?
     public var issueInstant: Date
@@ -41,18 +41,7 @@ public struct LogoutResponse: SAMLElementCodable {
         status = try Status(element: element.requiredChild("Status", SAMLNamespace.protocol_))
     }
 
-    public func write(to writer: inout XMLWriter, declaringNamespaces: Bool) {
-        write(to: &writer, declaringNamespaces: declaringNamespaces, signature: nil)
-    }
-
-    /// The response with `signature` (a `ds:Signature` element or template) right after Issuer.
-    public func xml(signature: String?) -> String {
-        var writer = XMLWriter()
-        write(to: &writer, declaringNamespaces: true, signature: signature)
-        return writer.output
-    }
-
-    func write(to writer: inout XMLWriter, declaringNamespaces: Bool, signature: String?) {
+    public func write(to writer: inout XMLWriter, declaringNamespaces: Bool, signature: String?) {
         writer.open("samlp:LogoutResponse", [
             "xmlns:samlp": declaringNamespaces ? SAMLNamespace.protocol_ : nil,
             "xmlns:saml": declaringNamespaces ? SAMLNamespace.assertion : nil,

@@ -37,3 +37,24 @@ extension SAMLElementCodable {
         return writer.output
     }
 }
+
+/// A SAML element that can carry an enveloped `ds:Signature` right after its Issuer
+/// (saml-core-2.0-os §5.4.1): requests, responses, assertions, metadata.
+public protocol SignableSAMLElement: SAMLElementCodable {
+    /// Writes the element with `signature` (a `ds:Signature` element or template) placed
+    /// where the schema puts it.
+    func write(to writer: inout XMLWriter, declaringNamespaces: Bool, signature: String?)
+}
+
+extension SignableSAMLElement {
+    public func write(to writer: inout XMLWriter, declaringNamespaces: Bool) {
+        write(to: &writer, declaringNamespaces: declaringNamespaces, signature: nil)
+    }
+
+    /// The element, declaring its namespaces, with `signature` right after Issuer.
+    public func xml(signature: String?) -> String {
+        var writer = XMLWriter()
+        write(to: &writer, declaringNamespaces: true, signature: signature)
+        return writer.output
+    }
+}

@@ -59,37 +59,31 @@ public struct XMLWriter: Sendable {
     /// XML 1.0 §2.4 character data: `&` and `<` must be escaped, `>` is escaped so `]]>` can
     /// never appear; CR as `&#xD;` so it survives end-of-line normalisation (C14N 1.0 §1.1).
     public static func escapeText(_ value: String) -> String {
-        var out = ""
-        out.reserveCapacity(value.utf8.count)
-        for scalar in value.unicodeScalars {
+        CharacterEscaping.escape(value) { scalar in
             switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\r": out += "&#xD;"
-            default: out.unicodeScalars.append(scalar)
+            case "&": "&amp;"
+            case "<": "&lt;"
+            case ">": "&gt;"
+            case "\r": "&#xD;"
+            default: nil
             }
         }
-        return out
     }
 
     /// XML 1.0 §3.3.3 attribute values: `&`, `<`, `"` escaped, and TAB, LF, CR as character
     /// references so attribute-value normalisation does not turn them into spaces.
     public static func escapeAttribute(_ value: String) -> String {
-        var out = ""
-        out.reserveCapacity(value.utf8.count)
-        for scalar in value.unicodeScalars {
+        CharacterEscaping.escape(value) { scalar in
             switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\t": out += "&#x9;"
-            case "\n": out += "&#xA;"
-            case "\r": out += "&#xD;"
-            default: out.unicodeScalars.append(scalar)
+            case "&": "&amp;"
+            case "<": "&lt;"
+            case ">": "&gt;"
+            case "\"": "&quot;"
+            case "\t": "&#x9;"
+            case "\n": "&#xA;"
+            case "\r": "&#xD;"
+            default: nil
             }
         }
-        return out
     }
 }
