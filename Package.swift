@@ -6,10 +6,16 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "SAMLCore", targets: ["SAMLCore"]),
+        .library(name: "MockServers", targets: ["MockServers"]),
         .executable(name: "samlharness", targets: ["samlharness"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // libxml2 + libxmlsec1 (OpenSSL backend) + zlib. The -D flags pkg-config prints are
@@ -23,10 +29,23 @@ let package = Package(
             name: "SAMLCore",
             dependencies: ["CXMLSec"]
         ),
+        // HTTP mocks on Hummingbird 2: SAML IdP + SP, ECP, HTTP auth challenges, proxy,
+        // the traffic log. Never imports the harness.
+        .target(
+            name: "MockServers",
+            dependencies: [
+                "SAMLCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "samlharness",
             dependencies: [
                 "SAMLCore",
+                "MockServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -34,6 +53,14 @@ let package = Package(
             name: "SAMLCoreTests",
             dependencies: ["SAMLCore"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "MockServersTests",
+            dependencies: [
+                "MockServers",
+                "SAMLCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -39,4 +39,16 @@ public enum KeyGenerator {
         }
         return KeyPair(privateKey: key, certificate: Certificate(adopting: x509))
     }
+
+    /// A self-signed certificate `CN=commonName` for an existing key, valid from `notBefore`
+    /// for `days` days — for example an already expired certificate over the IdP's own key, to
+    /// reproduce an IdP that kept signing after its certificate ran out.
+    public static func selfSignedCertificate(for key: PrivateKey, commonName: String, notBefore: Date,
+                                             days: Int, serial: Int = 2) throws -> Certificate {
+        try XMLLibrary.ensureInitialized()
+        guard let x509 = cxmlsec_self_signed(key.evp, commonName, serial, Int(notBefore.timeIntervalSince1970), Int32(days)) else {
+            throw KeyError(.generationFailed, "OpenSSL could not make a self-signed certificate")
+        }
+        return Certificate(adopting: x509)
+    }
 }

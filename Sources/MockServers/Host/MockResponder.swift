@@ -1,0 +1,85 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Turns Hummingbird requests into ``MockRequest``s for one ``MockHandler``, records every
+/// exchange in the ``TrafficLog`` and carries out the answer's ``MockResponse/Delivery``.
+struct MockResponder: HTTPResponder {
+    typealias Context = MockRequestContext
+
+    let handler: any MockHandler
+    let log: TrafficLog
+    let origin: @Sendable () -> String
+    let maxBodyBytes: Int
+
+    func respond(to request: Request, context: MockRequestContext) async throws -> Response {
+        let (sequence, run) = log.reserve()
+        let started = Date()
+        let startInstant = ContinuousClock.now
+        var body: [UInt8] = []
+        var tooLarge = false
+        do {
+            for try await var buffer in request.body {
+                if body.count + buffer.readableBytes > maxBodyBytes {
+                    tooLarge = true
+                    break
+                }
+                body += buffer.readBytes(length: buffer.readableBytes) ?? []
+            }
+        } catch {
+            // The client went away mid-body: record what arrived.
+            tooLarge = false
+        }
+        let received = ContinuousClock.now
+        let mockRequest = MockRequest(
+            method: request.method.rawValue,
+            target: request.head.path ?? "/",
+            headers: request.headers.map { ($0.name.rawName, $0.value) },
+            body: body,
+            connectionID: context.connectionID,
+            remoteAddress: context.remoteAddress,
+            origin: origin())
+        var answer: MockResponse
+        if tooLarge {
+            answer = MockResponse.errorPage(status: 413, title: "Content Too Large",
+                                            message: "The request body exceeds \(maxBodyBytes) bytes, the most this mock reads.")
+                .annotated("refused", "body.too-large")
+        } else {
+            answer = await handler.handle(mockRequest)
+        }
+        switch answer.delivery {
+        case .normal:
+            break
+        case .delayed(let duration):
+            try? await Task.sleep(for: duration)
+        case .noAnswer(let closeAfter):
+            try? await Task.sleep(for: closeAfter)
+            log.record(TrafficEntry(sequence: sequence, mock: handler.name, run: run, request: mockRequest, started: started,
+                                    receiveDuration: seconds(received - startInstant),
+                                    waitDuration: seconds(ContinuousClock.now - received), response: nil))
+            try? await context.channel.close()
+            throw CancellationError()
+        }
+        log.record(TrafficEntry(sequence: sequence, mock: handler.name, run: run, request: mockRequest, started: started,
+                                receiveDuration: seconds(received - startInstant),
+                                waitDuration: seconds(ContinuousClock.now - received), response: answer))
+        return Self.hummingbirdResponse(answer, closeConnection: tooLarge)
+    }
+
+    static func hummingbirdResponse(_ answer: MockResponse, closeConnection: Bool) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in answer.headers {
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            fields.append(HTTPField(name: fieldName, value: value))
+        }
+        if closeConnection { fields[.connection] = "close" }
+        let status = HTTPResponse.Status(code: answer.status, reasonPhrase: HTTPStatusText.reason(answer.status))
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+
+    private func seconds(_ duration: Duration) -> TimeInterval {
+        let (s, attos) = duration.components
+        return TimeInterval(s) + TimeInterval(attos) / 1e18
+    }
+}

@@ -1,0 +1,89 @@
+extension Knob {
+    /// One line: what the knob makes the IdP do.
+    public var summary: String {
+        switch self {
+        case .responseUnsigned: "the Response carries no signature (the assertion keeps one only if the profile signs assertions)"
+        case .assertionUnsigned: "the Assertion carries no signature; the Response stays signed (an SP that wants signed assertions refuses it)"
+        case .wrongSigningKey: "signed with a key other than the metadata's, its own certificate in KeyInfo"
+        case .expiredCertificate: "the signing certificate (in metadata and KeyInfo) expired a year ago; the key is unchanged"
+        case .rsaSHA1: "signed with RSA-SHA1 and a SHA-1 digest instead of RSA-SHA256"
+        case .wrongIssuer: "Issuer names another IdP (https://wrong-idp.example.org/idp/shibboleth)"
+        case .wrongAudience: "the AudienceRestriction names another SP (https://other-sp.example.org/shibboleth)"
+        case .wrongDestination: "Response Destination is another SP's ACS URL"
+        case .wrongRecipient: "SubjectConfirmationData Recipient is another SP's ACS URL"
+        case .inResponseToMissing: "InResponseTo left out of the Response and SubjectConfirmationData of a solicited login"
+        case .inResponseToWrong: "InResponseTo names a request the SP never sent"
+        case .expired: "NotOnOrAfter (Conditions and SubjectConfirmationData) already 10 minutes past"
+        case .notYetValid: "NotBefore 10 minutes in the future"
+        case .clockSkew(let s): "the IdP's clock is \(s >= 0 ? "ahead" : "behind") by \(abs(s)) s: every timestamp shifted"
+        case .status(let kind, let message): "top-level Status \(kind.rawValue)\(message.map { " with StatusMessage “\($0)”" } ?? "") and no assertion"
+        case .encryptWrongKey: "the assertion encrypted to a key that is not the SP's"
+        case .relayStateDropped: "RelayState left out of the answer to the SP"
+        case .relayStateAltered: "RelayState changed before it goes back to the SP"
+        case .acsOther: "the Response posted to the SP's other ACS (…/SAML2/POST-SimpleSign), Destination and Recipient to match, not the URL the request asked for"
+        case .base64Wrapped(let w): "SAMLResponse base64 line-wrapped at \(w) characters with CRLF, as some IdPs (and MIME) do"
+        case .attributeMissing(let a): "the `\(a)` attribute left out of the assertion"
+        case .nameIDFormat(let f): "NameID Format \(f), whatever the request's NameIDPolicy asked"
+        case .secondAssertion: "a second, unsigned Assertion (another subject) after the signed one"
+        case .nameIDComment: "an XML comment inside the NameID text (CVE-2017-11427/11428: vulnerable SPs read only the text before it)"
+        case .oversized(let b): "the Response padded with an attribute to at least \(b) bytes"
+        case .slow(let s): "the SSO endpoint answers after \(s) s"
+        case .noAnswer(let s): "the SSO endpoint never answers; the connection closes after \(s) s"
+        case .error500: "the SSO endpoint answers a 500 error page"
+        case .redirectLoop: "the SSO endpoint redirects to itself forever (302, one more `loop=` each hop)"
+        }
+    }
+
+    /// The reason code a strict SP (the mock SP) answers the broken Response with; nil when
+    /// the knob does not break the Response itself (transport faults, a comment that a
+    /// correct SP reads through, or an encoding SPs accept).
+    public var expectedSPReason: String? {
+        switch self {
+        case .responseUnsigned: "signature.missing"
+        case .assertionUnsigned: "signature.missing"
+        case .wrongSigningKey: "signature.untrusted-key"
+        case .expiredCertificate: "signature.certificate-expired"
+        case .rsaSHA1: "signature.forbidden-algorithm"
+        case .wrongIssuer: "issuer.mismatch"
+        case .wrongAudience: "audience.mismatch"
+        case .wrongDestination: "destination.mismatch"
+        case .wrongRecipient: "recipient.mismatch"
+        case .inResponseToMissing: "in-response-to.missing"
+        case .inResponseToWrong: "in-response-to.mismatch"
+        case .expired: "subject-confirmation.expired"
+        case .notYetValid: "conditions.not-yet-valid"
+        case .clockSkew(let s): abs(s) <= 180 ? nil : (s > 0 ? "conditions.not-yet-valid" : "subject-confirmation.expired")
+        case .status: "status.not-success"
+        case .encryptWrongKey: "encryption.decryption-failed"
+        case .relayStateDropped: "relaystate.missing"
+        case .relayStateAltered: "relaystate.unknown"
+        case .acsOther: "destination.mismatch"
+        case .base64Wrapped: "base64.line-wrapped"
+        case .attributeMissing: "attribute.missing"
+        case .nameIDFormat: "nameid.format-mismatch"
+        case .secondAssertion: "assertion.multiple"
+        case .nameIDComment: nil
+        case .oversized: "response.oversized"
+        case .slow, .noAnswer, .error500, .redirectLoop: nil
+        }
+    }
+
+    /// Knobs that act on the SSO endpoint's HTTP answer rather than on the Response.
+    public var isTransportFault: Bool {
+        switch self {
+        case .slow, .noAnswer, .error500, .redirectLoop: true
+        default: false
+        }
+    }
+
+    /// One example of every knob, for documentation and tests.
+    public static let examples: [Knob] = [
+        .responseUnsigned, .assertionUnsigned, .wrongSigningKey, .expiredCertificate, .rsaSHA1, .wrongIssuer,
+        .wrongAudience, .wrongDestination, .wrongRecipient, .inResponseToMissing, .inResponseToWrong, .expired,
+        .notYetValid, .clockSkew(-600), .clockSkew(600), .status(.responder, message: "Database unavailable"),
+        .status(.requester, message: nil), .status(.authnFailed, message: "Bad credentials"), .encryptWrongKey,
+        .relayStateDropped, .relayStateAltered, .acsOther, .base64Wrapped(64), .base64Wrapped(76),
+        .attributeMissing("mail"), .nameIDFormat("urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"),
+        .secondAssertion, .nameIDComment, .oversized(2 * 1024 * 1024), .slow(2), .noAnswer(2), .error500, .redirectLoop,
+    ]
+}
