@@ -47,6 +47,7 @@ let package = Package(
                 "SAMLCore",
                 "MockServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

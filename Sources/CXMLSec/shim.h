@@ -485,4 +485,15 @@ static inline long cxmlsec_inflate(const unsigned char *in, size_t inLen, unsign
     return -3;
 }
 
+/* ---- message digests -------------------------------------------------------------------- */
+
+/* One-shot digest by OpenSSL name ("MD5", "SHA256", "SHA512-256"). out must hold
+ * EVP_MAX_MD_SIZE bytes. Returns 1 on success, 0 when the digest is unknown or fails. */
+static inline int cxmlsec_digest(const char *name, const unsigned char *data, size_t len,
+                                 unsigned char *out, unsigned int *outlen) {
+    const EVP_MD *md = EVP_get_digestbyname(name);
+    if (md == NULL) return 0;
+    return EVP_Digest(data, len, out, outlen, md, NULL) == 1 ? 1 : 0;
+}
+
 #endif /* CXMLSEC_SHIM_H */

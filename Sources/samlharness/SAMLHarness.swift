@@ -3,19 +3,23 @@ import Foundation
 import SAMLCore
 
 @main
-struct SAMLHarnessCommand: ParsableCommand {
+struct SAMLHarnessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "samlharness",
         abstract: "SAML protocol conformance and test harness.",
         subcommands: [DecodeCommand.self, VerifyResponseCommand.self, KeysCommand.self,
-                      SelfCheckCommand.self, BenchCommand.self]
+                      SelfCheckCommand.self, BenchCommand.self, ServeCommand.self]
     )
 
     /// Usage errors exit 2 (DESIGN.md's CLI contract), not ArgumentParser's 64.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {

@@ -50,6 +50,13 @@ public struct LoadedProfile: Sendable {
         }
         var profile = try YAMLLoading.decode(IdPProfile.self, from: text, file: file.path)
         profile.directory = file.deletingLastPathComponent()
+        if profile.users.isEmpty {
+            // The shared test users, MockIdP/users.yaml, for profiles that list none.
+            let shared = file.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("users.yaml")
+            if let usersText = try? String(contentsOf: shared, encoding: .utf8) {
+                profile.users = try YAMLLoading.decode(SharedUsers.self, from: usersText, file: shared.path).users
+            }
+        }
         return try LoadedProfile(profile: profile, file: file.path)
     }
 
@@ -131,6 +138,11 @@ public struct LoadedProfile: Sendable {
         } catch {
             throw ConfigurationError(file: source, line: nil, message: "not readable SAML metadata: \(error)")
         }
+    }
+
+    /// `MockIdP/users.yaml`.
+    struct SharedUsers: Decodable {
+        var users: [TestUser]
     }
 
     static func signatureAlgorithm(_ name: String) -> SignatureAlgorithm? {

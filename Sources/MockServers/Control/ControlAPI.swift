@@ -1,0 +1,120 @@
+import Foundation
+import SAMLCore
+
+/// The control API, on its own loopback port, for people testing a device or simulator by
+/// hand: read the state, switch knobs or the profile at run time, tag and export the traffic
+/// log, reset. Requests from other than loopback are refused.
+///
+/// | request | what |
+/// |---|---|
+/// | `GET /state` | profile, knobs, known profiles, sessions, traffic count |
+/// | `PUT /knobs` | body `{"knobs": ["wrong-audience"], "replace": false}` |
+/// | `DELETE /knobs` | run-time knobs off (the profile's stay) |
+/// | `PUT /profile` | body `{"profile": "shibboleth-basic"}` |
+/// | `PUT /run` | body `{"run": "NAME"}`: tag the next exchanges |
+/// | `GET /traffic.har` | the traffic log as HAR 1.2 (`?run=NAME` for one run) |
+/// | `POST /reset` | forget sessions, flows, lockouts and the traffic log |
+public struct ControlAPI: MockHandler {
+    public let name = "control"
+    let environment: MockEnvironment
+    let idp: MockIdP
+    let sp: MockSP
+    let log: TrafficLog
+    let mockIdPDirectory: URL?
+
+    struct KnobsBody: Codable { var knobs: [String]; var replace: Bool? }
+    struct ProfileBody: Codable { var profile: String }
+    struct RunBody: Codable { var run: String? }
+    struct Problem: Codable { var error: String }
+
+    struct State: Codable {
+        var profile: String
+        var personality: String
+        var knobs: [String]
+        var profiles: [String]
+        var knobCatalog: [String: String]
+        var spSessions: Int
+        var trafficEntries: Int
+        var run: String?
+    }
+
+    public func handle(_ request: MockRequest) async -> MockResponse {
+        guard Self.isLoopback(request.remoteAddress) else {
+            return .json(Problem(error: "the control API answers loopback clients only"), status: 403)
+        }
+        switch (request.method, request.path) {
+        case ("GET", "/state"), ("GET", "/"):
+            return .json(state())
+        case ("PUT", "/knobs"), ("POST", "/knobs"):
+            guard let body = decode(KnobsBody.self, request) else {
+                return .json(Problem(error: "expected a JSON body {\"knobs\": [\"name\" or \"name=value\", …], \"replace\": false}"), status: 400)
+            }
+            do {
+                environment.setKnobs(try body.knobs.map(Knob.init(parsing:)), replacing: body.replace ?? false)
+            } catch {
+                return .json(Problem(error: "\(error)"), status: 400)
+            }
+            return .json(state())
+        case ("DELETE", "/knobs"):
+            environment.setKnobs([])
+            return .json(state())
+        case ("PUT", "/profile"), ("POST", "/profile"):
+            guard let body = decode(ProfileBody.self, request) else {
+                return .json(Problem(error: "expected a JSON body {\"profile\": \"NAME\"}"), status: 400)
+            }
+            guard let mockIdPDirectory else {
+                return .json(Problem(error: "no MockIdP/ directory is known to load profiles from"), status: 409)
+            }
+            do {
+                environment.switchProfile(try LoadedProfile.load(named: body.profile, from: mockIdPDirectory))
+                idp.reset()
+                sp.reset()
+            } catch {
+                return .json(Problem(error: "\(error)"), status: 400)
+            }
+            return .json(state())
+        case ("PUT", "/run"), ("POST", "/run"):
+            guard let body = decode(RunBody.self, request) else {
+                return .json(Problem(error: "expected a JSON body {\"run\": \"NAME\"} (null to stop tagging)"), status: 400)
+            }
+            log.currentRun = body.run
+            return .json(state())
+        case ("GET", "/traffic.har"):
+            let run = request.queryValue("run")
+            guard let data = try? log.harJSON(run: run) else {
+                return .json(Problem(error: "the traffic log could not be encoded"), status: 500)
+            }
+            var response = MockResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(data))
+            response.annotations["control.har-entries"] = String(log.entries.count)
+            return response
+        case ("POST", "/reset"):
+            idp.reset()
+            sp.reset()
+            log.removeAll()
+            return .json(state())
+        case (_, "/state"), (_, "/knobs"), (_, "/profile"), (_, "/run"), (_, "/traffic.har"), (_, "/reset"):
+            return .json(Problem(error: "\(request.method) is not allowed on \(request.path)"), status: 405)
+        default:
+            return .json(Problem(error: "no control endpoint \(request.path); see GET /state"), status: 404)
+        }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ request: MockRequest) -> T? {
+        try? JSONDecoder().decode(T.self, from: Data(request.body))
+    }
+
+    func state() -> State {
+        var catalog: [String: String] = [:]
+        for knob in Knob.examples { catalog[knob.text.split(separator: "=").first.map(String.init) ?? knob.text] = knob.summary }
+        return State(profile: environment.profile.name, personality: environment.profile.profile.personality.rawValue,
+                     knobs: environment.knobs.map(\.text),
+                     profiles: mockIdPDirectory.map(MockIdPDirectory.profileNames(in:)) ?? [],
+                     knobCatalog: catalog, spSessions: sp.sessionCount, trafficEntries: log.entries.count,
+                     run: log.currentRun)
+    }
+
+    static func isLoopback(_ address: String?) -> Bool {
+        guard let address else { return true }  // in-process requests carry none
+        return address == "::1" || address.hasPrefix("127.") || address == "localhost" || address.hasPrefix("::ffff:127.")
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import SAMLCore
+
+extension MockSP {
+    /// The HTTP-POST ACS (saml-profiles-2.0-os §4.1.4.5): decode, find the request the
+    /// Response answers (by RelayState, else by InResponseTo), validate, open a session and
+    /// send the client back to where it started.
+    func assertionConsumer(_ request: MockRequest) throws -> MockResponse {
+        guard request.method == "POST" else { return .methodNotAllowed(request.method, allowed: ["POST"]) }
+        let settings = environment.profile.profile.sp
+        guard request.body.count <= settings.maxResponseBytes else {
+            throw SPError(status: 413, code: "response.oversized",
+                          message: "The POST body is \(request.body.count) bytes; this SP reads at most \(settings.maxResponseBytes) (Shibboleth SP postLimit).")
+        }
+        let message: PostMessage
+        do {
+            message = try PostBinding.decode(formBody: request.bodyText, mode: settings.strictBase64 ? .strict : .lenient)
+        } catch let error as BindingError {
+            throw SPError(status: 400, code: Self.reasonCode(error), message: error.message)
+        }
+        guard message.kind == .response else {
+            throw SPError(status: 400, code: "encoding.invalid", message: "The ACS expects SAMLResponse, not SAMLRequest.")
+        }
+        let (pending, unsolicitedTarget) = try matchRequest(xml: message.xml, relayState: message.relayState)
+        var response = try complete(xml: message.xml, pending: pending, unsolicitedTarget: unsolicitedTarget,
+                                    request: request, binding: SAMLBindingURI.httpPost)
+        if !message.deviations.isEmpty {
+            response.annotations["sp.encoding-deviations"] = message.deviations.map(\.code).joined(separator: " ")
+        }
+        return response
+    }
+
+    /// The PAOS ACS (saml-ecp-v2.0 §2.3.6): the client posts the IdP's samlp:Response in a
+    /// SOAP envelope; RelayState comes back in an `ecp:RelayState` header block.
+    func ecpConsumer(_ request: MockRequest) throws -> MockResponse {
+        guard request.method == "POST" else { return .methodNotAllowed(request.method, allowed: ["POST"]) }
+        let settings = environment.profile.profile.sp
+        guard request.body.count <= settings.maxResponseBytes else {
+            throw SPError(status: 413, code: "response.oversized",
+                          message: "The POST body is \(request.body.count) bytes; this SP reads at most \(settings.maxResponseBytes).")
+        }
+        let envelope: SOAPEnvelope
+        do {
+            envelope = try SOAPBinding.parse(request.body)
+        } catch {
+            throw SPError(status: 400, code: "ecp.envelope", message: "The PAOS response is not a SOAP 1.1 envelope: \(error)")
+        }
+        guard envelope.bodyName == "Response", envelope.bodyNamespace == SAMLNamespace.protocol_ else {
+            throw SPError(status: 400, code: "ecp.envelope", message: "The SOAP Body holds \(envelope.bodyName), not a samlp:Response.")
+        }
+        let relayState = envelope.headerBlock("RelayState", SAMLNamespace.ecp).map {
+            (try? XMLDocument(parsing: $0.xml).root.text) ?? ""
+        }
+        let (pending, target) = try matchRequest(xml: envelope.body, relayState: relayState)
+        return try complete(xml: envelope.body, pending: pending, unsolicitedTarget: target, request: request,
+                            binding: SAMLBindingURI.paos)
+    }
+
+    static func reasonCode(_ error: BindingError) -> String {
+        if error.reason == .deviationRefused, let code = error.message.split(separator: ":").first,
+           code.contains(".") {
+            return String(code)
+        }
+        return error.reason == .inputTooLarge ? "response.oversized" : "encoding.invalid"
+    }
+
+    /// Finds the pending request: by RelayState (`ss:mem:…`), else by the Response's
+    /// InResponseTo — in which case the RelayState was lost or changed on the way, and the SP
+    /// refuses (saml-bindings-2.0-os §3.5.3: the RelayState MUST come back unchanged).
+    /// With neither, the Response is unsolicited and RelayState is the target.
+    func matchRequest(xml: [UInt8], relayState: String?) throws -> (SPPendingRequest?, String?) {
+        if let relayState, let pending = state.pending(relayState: relayState) { return (pending, nil) }
+        let inResponseTo = (try? XMLDocument(parsing: xml).root.attribute("InResponseTo")) ?? nil
+        if let inResponseTo, let pending = state.pending(requestID: inResponseTo) {
+            guard let relayState, !relayState.isEmpty else {
+                throw SPError(status: 400, code: "relaystate.missing",
+                              message: "The Response answers request \(inResponseTo), sent with RelayState \(pending.relayState), but no RelayState came back (saml-bindings-2.0-os §3.5.3).")
+            }
+            throw SPError(status: 400, code: "relaystate.unknown",
+                          message: "The Response answers request \(inResponseTo), sent with RelayState \(pending.relayState), but RelayState \(relayState) came back.")
+        }
+        if let relayState, relayState.hasPrefix("ss:mem:") {
+            throw SPError(status: 400, code: "relaystate.unknown",
+                          message: "RelayState \(relayState) names no request this SP sent (or it was already used).")
+        }
+        return (nil, relayState.flatMap { sameOrigin($0) } ?? base + Path.secure)
+    }
+
+    /// Validates and opens the session.
+    func complete(xml: [UInt8], pending: SPPendingRequest?, unsolicitedTarget: String?, request: MockRequest,
+                  binding: String) throws -> MockResponse {
+        let profile = environment.profile
+        let settings = profile.profile.sp
+        let expiredCertificate = environment.knobs.contains(.expiredCertificate)
+        let trusted = expiredCertificate ? profile.expiredIdPCertificate : profile.idpCertificate
+        let configuration = SPValidator.Configuration(
+            idpEntityID: environment.idpEntityID, idpKeys: [trusted.publicKey], spEntityID: environment.spEntityID,
+            acsURL: pending?.acsURL ?? base + request.path, requestID: pending?.requestID,
+            allowUnsolicited: pending == nil, clock: environment.clock, skew: TimeInterval(settings.skew),
+            signatureRequirement: settings.wantAssertionsSigned ? .assertion : .responseOrAssertion,
+            decryptionKeys: [profile.spKey], replayCache: state.replayCache,
+            limits: XMLParsingLimits(maxBytes: settings.maxResponseBytes))
+        let assertion: ValidatedAssertion
+        switch SPValidator(configuration: configuration).validate(xml) {
+        case .success(let validated): assertion = validated
+        case .failure(let failure):
+            throw SPError(status: 403, code: failure.code.rawValue, message: failure.description)
+        }
+        // The SP's own rules, after the signature and protocol checks.
+        if settings.checkCertificateExpiry, trusted.notAfter < environment.clock.now() {
+            throw SPError(status: 403, code: "signature.certificate-expired",
+                          message: "The IdP's signing certificate expired on \(SAMLDateTime.string(from: trusted.notAfter)); this SP refuses signatures under an expired certificate.")
+        }
+        if let requested = pending?.nameIDFormat, requested != NameIDFormat.unspecified,
+           let actual = assertion.nameID.format, actual != requested {
+            throw SPError(status: 403, code: "nameid.format-mismatch",
+                          message: "The request asked for NameID format \(requested); the assertion carries \(actual) (saml-core-2.0-os §3.4.1.1).")
+        }
+        var attributes: [String: [String]] = [:]
+        for attribute in assertion.attributes {
+            attributes[AttributeNaming.friendlyName(of: attribute), default: []] += attribute.stringValues
+        }
+        for required in settings.requiredAttributes where attributes[required] == nil {
+            throw SPError(status: 403, code: "attribute.missing",
+                          message: "The assertion has no `\(required)` attribute, which this SP requires.")
+        }
+        if let pending { state.consume(pending) }
+        let session = SPSession(secret: token("SECRET-"), nameID: assertion.nameID.value, nameIDFormat: assertion.nameID.format,
+                                attributes: attributes, identityProvider: assertion.issuer,
+                                sessionIndex: assertion.sessionIndex, authnInstant: environment.clock.now(),
+                                clientAddress: request.remoteAddress, protocolBinding: binding)
+        let key = token("_")
+        state.save(session, key: key)
+        var response = MockResponse.redirect(pending?.target ?? unsolicitedTarget ?? base + Path.secure)
+        response.setCookie(SetCookie(name: sessionCookieName, value: key, path: "/", sameSite: SameSiteDefault.value))
+        response.annotations["sp.accepted"] = assertion.nameID.value
+        response.annotations["sp.secret"] = session.secret
+        if pending == nil { response.annotations["sp.unsolicited"] = "true" }
+        return response
+    }
+}
+
+enum SameSiteDefault {
+    /// Shibboleth SP 3 sets `SameSite=None` only with https; on plain http it leaves it out.
+    static let value: SetCookie.SameSite? = nil
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Logging
+import SAMLCore
+import Synchronization
+
+/// What every mock of one suite shares and reads on each request: the current profile and
+/// knobs (switchable at run time through the control API), the base URLs the listeners got,
+/// the clock and the ID generator (injected, so a scenario is reproducible from its seed).
+public final class MockEnvironment: Sendable {
+    struct State {
+        var profile: LoadedProfile
+        var extraKnobs: [Knob] = []
+        var knobsReplaced = false
+        var bases: [String: String] = [:]
+        var explicitSPMetadata: [EntityDescriptor] = []
+    }
+
+    private let state: Mutex<State>
+    public let clock: SAMLClock
+    public let ids: IDGenerator
+    public let logger: Logger
+
+    public init(profile: LoadedProfile, clock: SAMLClock = SystemClock(), ids: IDGenerator = RandomIDGenerator(),
+                spMetadata: [EntityDescriptor] = [], logger: Logger = Logger(label: "samlharness.mocks")) {
+        var state = State(profile: profile)
+        state.explicitSPMetadata = spMetadata
+        self.state = Mutex(state)
+        self.clock = clock
+        self.ids = ids
+        self.logger = logger
+    }
+
+    public var profile: LoadedProfile { state.withLock { $0.profile } }
+
+    /// Replaces the profile (its knobs with it; knobs set at run time are cleared).
+    public func switchProfile(_ profile: LoadedProfile) {
+        state.withLock {
+            $0.profile = profile
+            $0.extraKnobs = []
+            $0.knobsReplaced = false
+        }
+    }
+
+    /// The knobs in force: the profile's, plus or replaced by those set at run time.
+    public var knobs: [Knob] {
+        state.withLock { $0.knobsReplaced ? $0.extraKnobs : $0.profile.knobs + $0.extraKnobs }
+    }
+
+    /// Sets the run-time knobs. `replacing`: the profile's own knobs are switched off too.
+    public func setKnobs(_ knobs: [Knob], replacing: Bool = false) {
+        state.withLock {
+            $0.extraKnobs = knobs
+            $0.knobsReplaced = replacing
+        }
+    }
+
+    /// Records the base URL a mock listens on (`idp`, `sp`…).
+    public func setBaseURL(_ url: String, for mock: String) {
+        state.withLock { $0.bases[mock] = url }
+    }
+
+    public func baseURL(of mock: String) -> String {
+        state.withLock { $0.bases[mock] } ?? "http://127.0.0.1"
+    }
+
+    /// SP metadata given on the command line (`serve --sp-metadata`) or by a scenario.
+    public var explicitSPMetadata: [EntityDescriptor] {
+        state.withLock { $0.explicitSPMetadata + $0.profile.spMetadata }
+    }
+
+    public func addSPMetadata(_ descriptors: [EntityDescriptor]) {
+        state.withLock { $0.explicitSPMetadata += descriptors }
+    }
+
+    public var idpEntityID: String { expand(profile.profile.idp.entityID, base: baseURL(of: "idp")) }
+    public var spEntityID: String { expand(profile.profile.sp.entityID, base: baseURL(of: "sp")) }
+
+    func expand(_ template: String, base: String) -> String {
+        template.replacingOccurrences(of: "{base}", with: base)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+import SAMLCore
+
+/// Every mock of one configuration, started together on loopback: the SAML IdP and SP, the
+/// HTTP-auth resources, the forward proxy and the control API, sharing one
+/// ``MockEnvironment`` and one ``TrafficLog``.
+///
+/// ```swift
+/// let suite = try await MockSuite.start(profile: try LoadedProfile.load(named: "shibboleth", from: dir))
+/// print(suite.readyInfo().sp.secure)      // http://127.0.0.1:PORT/secure
+/// await suite.stop()
+/// ```
+public final class MockSuite: Sendable {
+    public let environment: MockEnvironment
+    public let idp: MockIdP
+    public let sp: MockSP
+    public let auth: HTTPAuthMock
+    public let proxy: ForwardProxyMock
+    public let servers: MockServerGroup
+    /// Where other profiles are loaded from when the control API switches.
+    public let mockIdPDirectory: URL?
+
+    public var log: TrafficLog { servers.log }
+
+    private init(environment: MockEnvironment, idp: MockIdP, sp: MockSP, auth: HTTPAuthMock, proxy: ForwardProxyMock,
+                 servers: MockServerGroup, mockIdPDirectory: URL?) {
+        self.environment = environment
+        self.idp = idp
+        self.sp = sp
+        self.auth = auth
+        self.proxy = proxy
+        self.servers = servers
+        self.mockIdPDirectory = mockIdPDirectory
+    }
+
+    /// Starts every mock. With `basePort` 0 each gets an ephemeral port; otherwise the IdP
+    /// gets `basePort`, the SP `basePort+1`, auth `+2`, the proxy `+3`, control `+4`.
+    public static func start(environment: MockEnvironment, host: String = "127.0.0.1", basePort: Int = 0,
+                             log: TrafficLog = TrafficLog(), mockIdPDirectory: URL? = nil) async throws -> MockSuite {
+        let idp = MockIdP(environment: environment)
+        let sp = MockSP(environment: environment)
+        let auth = HTTPAuthMock(users: environment.profile.profile.users)
+        let proxy = ForwardProxyMock()
+        let control = ControlAPI(environment: environment, idp: idp, sp: sp, log: log, mockIdPDirectory: mockIdPDirectory)
+        let handlers: [any MockHandler] = [idp, sp, auth, proxy, control]
+        let listeners = handlers.enumerated().map { index, handler in
+            MockServerGroup.Listener(handler: handler, port: basePort == 0 ? 0 : basePort + index)
+        }
+        let servers = try await MockServerGroup.start(listeners, host: host, log: log, logger: environment.logger)
+        for binding in servers.bindings {
+            environment.setBaseURL(binding.baseURL, for: binding.name)
+        }
+        return MockSuite(environment: environment, idp: idp, sp: sp, auth: auth, proxy: proxy, servers: servers,
+                         mockIdPDirectory: mockIdPDirectory)
+    }
+
+    /// Loads `profile` and starts the mocks.
+    public static func start(profile: LoadedProfile, host: String = "127.0.0.1", basePort: Int = 0,
+                             spMetadata: [EntityDescriptor] = [], clock: SAMLClock = SystemClock(),
+                             ids: IDGenerator = RandomIDGenerator(), mockIdPDirectory: URL? = nil,
+                             logger: Logger = Logger(label: "samlharness.mocks")) async throws -> MockSuite {
+        let environment = MockEnvironment(profile: profile, clock: clock, ids: ids, spMetadata: spMetadata, logger: logger)
+        return try await start(environment: environment, host: host, basePort: basePort,
+                               mockIdPDirectory: mockIdPDirectory ?? profile.profile.directory?.deletingLastPathComponent())
+    }
+
+    public func stop() async {
+        await servers.stop()
+    }
+
+    /// The ready line's content.
+    public func readyInfo(startupMilliseconds: Double? = nil) -> ReadyInfo {
+        let idpBase = environment.baseURL(of: "idp")
+        let spBase = environment.baseURL(of: "sp")
+        let authBase = environment.baseURL(of: "auth")
+        let controlBase = environment.baseURL(of: "control")
+        let profile = environment.profile.profile
+        let ssp = profile.personality == .simplesamlphp
+        return ReadyInfo(
+            event: "ready", profile: profile.name, personality: profile.personality.rawValue,
+            idp: .init(base: idpBase, entityID: environment.idpEntityID,
+                       metadata: idpBase + (ssp ? MockIdP.Path.sspMetadata : MockIdP.Path.metadata),
+                       ssoRedirect: idpBase + (ssp ? MockIdP.Path.sspSSO : MockIdP.Path.redirectSSO),
+                       ssoPost: idpBase + MockIdP.Path.postSSO, ecp: idpBase + MockIdP.Path.ecp,
+                       unsolicited: idpBase + MockIdP.Path.unsolicited,
+                       slo: idpBase + (ssp ? MockIdP.Path.sspSLO : MockIdP.Path.slo)),
+            sp: .init(base: spBase, entityID: environment.spEntityID, secure: spBase + MockSP.Path.secure,
+                      login: spBase + MockSP.Path.login, acs: spBase + MockSP.Path.acsPost, ecpACS: spBase + MockSP.Path.acsECP,
+                      metadata: spBase + MockSP.Path.metadata, session: spBase + MockSP.Path.session,
+                      logout: spBase + MockSP.Path.logout),
+            auth: .init(base: authBase, basic: authBase + "/basic/", basicOther: authBase + "/basic-other/",
+                        digestMD5: authBase + "/digest/md5/", digestSHA256: authBase + "/digest/sha256/",
+                        digestAny: authBase + "/digest/any/"),
+            proxy: .init(url: environment.baseURL(of: "proxy"), username: proxy.username, password: proxy.password),
+            control: .init(base: controlBase, state: controlBase + "/state", knobs: controlBase + "/knobs",
+                           profile: controlBase + "/profile", traffic: controlBase + "/traffic.har", reset: controlBase + "/reset"),
+            users: profile.users.map { .init(username: $0.username, password: $0.password, secondFactorCode: $0.secondFactorCode) },
+            knobs: environment.knobs.map(\.text),
+            startupMilliseconds: startupMilliseconds)
+    }
+}

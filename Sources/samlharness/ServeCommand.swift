@@ -1,0 +1,144 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+import MockServers
+import SAMLCore
+
+/// `samlharness serve`: every mock on loopback, one JSON ready line, then serve until
+/// SIGINT/SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the mock IdP, SP, HTTP-auth resources, proxy and control API until SIGINT/SIGTERM.",
+        discussion: """
+        Prints ONE JSON line on stdout when every mock accepts connections: the base URL of \
+        every endpoint and the test users' credentials. Logs go to stderr. With --port 0 (the \
+        default) each mock gets an ephemeral port; with --port N the IdP listens on N, the SP \
+        on N+1, the HTTP-auth resources on N+2, the proxy on N+3 and the control API on N+4.
+        """)
+
+    @Option(help: "The IdP personality: a folder of MockIdP/ (shibboleth, shibboleth-basic, simplesamlphp, generic…).")
+    var profile = "shibboleth"
+
+    @Option(help: "The address to bind (loopback unless you mean otherwise).")
+    var host = "127.0.0.1"
+
+    @Option(help: "The first port (0: ephemeral ports).")
+    var port = 0
+
+    @Option(name: .customLong("sp-metadata"), help: "SP metadata (a file or an http(s) URL) the IdP trusts; repeatable.")
+    var spMetadata: [String] = []
+
+    @Option(name: .customLong("knob"), help: "A misconfiguration knob, NAME or NAME=VALUE; repeatable (see MockIdP/README.md).")
+    var knobs: [String] = []
+
+    @Option(name: .customLong("mockidp-dir"), help: "The MockIdP/ directory (default: found above the working directory).")
+    var mockIdPDirectory: String?
+
+    @Option(name: .customLong("har-out"), help: "Write the traffic log as HAR 1.2 to this file on exit.")
+    var harOut: String?
+
+    @Flag(help: "Log every exchange on stderr.")
+    var verbose = false
+
+    func validate() throws {
+        guard (0...65_530).contains(port) else { throw ValidationError("--port must be 0…65530 (five consecutive ports are used)") }
+        for knob in knobs {
+            do { _ = try Knob(parsing: knob) } catch { throw ValidationError("--knob \(knob): \(error)") }
+        }
+    }
+
+    func run() async throws {
+        let started = ContinuousClock.now
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .notice
+            return handler
+        }
+        let logger = Logger(label: "samlharness.serve")
+        do {
+            let directory = try MockIdPDirectory.locate(explicit: mockIdPDirectory)
+            var loaded = try LoadedProfile.load(named: profile, from: directory)
+            loaded.knobs += try knobs.map(Knob.init(parsing:))
+            var metadata: [EntityDescriptor] = []
+            for source in spMetadata {
+                metadata += try await Self.readMetadata(source)
+            }
+            if !["127.0.0.1", "::1", "localhost"].contains(host) {
+                logger.warning("binding to \(host): the mocks are reachable from other hosts (the control API still answers loopback only)")
+            }
+            let suite = try await MockSuite.start(profile: loaded, host: host, basePort: port, spMetadata: metadata,
+                                                  mockIdPDirectory: directory, logger: logger)
+            let elapsed = ContinuousClock.now - started
+            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let line = try encoder.encode(suite.readyInfo(startupMilliseconds: (milliseconds * 10).rounded() / 10))
+            FileHandle.standardOutput.write(line + Data("\n".utf8))
+            let signal = await Self.waitForTermination()
+            logger.notice("\(signal): stopping")
+            await suite.stop()
+            if let harOut {
+                try suite.log.harJSON().write(to: URL(fileURLWithPath: harOut))
+                logger.notice("wrote \(suite.log.entries.count) exchanges to \(harOut)")
+            }
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(2)
+        } catch let error as MockServerGroup.StartError {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    /// Reads SP metadata from a file or an http(s) URL.
+    static func readMetadata(_ source: String) async throws -> [EntityDescriptor] {
+        guard source.hasPrefix("http://") || source.hasPrefix("https://") else {
+            return try LoadedProfile.readMetadata(URL(fileURLWithPath: source))
+        }
+        guard let url = URL(string: source) else {
+            throw ConfigurationError(file: source, line: nil, message: "--sp-metadata: not a URL")
+        }
+        do {
+            let (data, response) = try await URLSession.shared.data(from: url)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            guard status == 200 else {
+                throw ConfigurationError(file: source, line: nil, message: "--sp-metadata: the server answered \(status)")
+            }
+            return try LoadedProfile.parseMetadata(Array(data), source: source)
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError(file: source, line: nil, message: "--sp-metadata: cannot fetch: \(error.localizedDescription)")
+        }
+    }
+
+    /// Waits for SIGINT or SIGTERM; returns its name.
+    static func waitForTermination() async -> String {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        var sources: [any DispatchSourceSignal] = []
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(name) }
+            source.resume()
+            sources.append(source)
+        }
+        var iterator = stream.makeAsyncIterator()
+        let name = await iterator.next() ?? "end"
+        sources.forEach { $0.cancel() }
+        return name
+    }
+}
+
+extension Data {
+    fileprivate static func + (lhs: Data, rhs: Data) -> Data {
+        var copy = lhs
+        copy.append(rhs)
+        return copy
+    }
+}
