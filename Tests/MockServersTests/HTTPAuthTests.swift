@@ -92,7 +92,7 @@ import Testing
             #expect(servers.log.entries.last?.response?.header("WWW-Authenticate")?.contains("(other)") == true)
             let bad = try await Curl().run(["-H", "Authorization: Basic !!!notbase64", servers.url("auth", "/basic/x")])
             #expect(bad.status == 400)
-            #expect(bad.body.contains("not base64"))
+            #expect(bad.body.contains("base64"))
             #expect(servers.log.entries.last?.annotations[HTTPAuthResult.Key.result] == "malformed")
         }
     }
@@ -100,8 +100,7 @@ import Testing
     // MARK: - Digest
 
     @Test(arguments: [("/digest/md5/page", "MD5"), ("/digest/sha256/page", "SHA-256"), ("/digest/md5-sess/p", "MD5-sess"),
-                      ("/digest/sha256-sess/p", "SHA-256-sess"), ("/digest/sha512-256/p", "SHA-512-256"),
-                      ("/digest/any/page", "SHA-256")])
+                      ("/digest/sha256-sess/p", "SHA-256-sess"), ("/digest/any/page", "SHA-256")])
     func digestWithCurlGetsTheSecret(path: String, algorithm: String) async throws {
         try await withMocks { servers, auth in
             let user = Self.jaeger
@@ -181,13 +180,32 @@ import Testing
     }
 
     @Test func curlRetriesAfterStaleTrue() async throws {
+        try await withServers([ExpireBeforeFirstAnswer(auth: HTTPAuthMock(users: [Self.alice]))]) { servers in
+            let run = try await Curl().run(["--digest", "-u", "alice:\(Self.alice.password)", servers.url("auth", "/digest/md5/x")])
+            let results = servers.log.entries.map { $0.annotations[HTTPAuthResult.Key.result] ?? "-" }
+            #expect(results == ["missing", "stale-nonce", "ok"], "curl answered stale=true with: \(results)")
+            #expect(run.status == 200)
+        }
+    }
+
+    /// curl before 8.8 labels SHA-256 as SHA-512-256 (its response hashes with SHA-256), so
+    /// this space is checked with a hand-built answer: RFC 7616 §3.4.1 with SHA-512/256.
+    @Test func digestSHA512_256AcceptsARightAnswer() async throws {
         let auth = HTTPAuthMock(users: [Self.alice])
-        let servers = try await MockServerGroup.start([.init(handler: ExpireBeforeFirstAnswer(auth: auth))], log: TrafficLog())
-        defer { Task { await servers.stop() } }
-        let run = try await Curl().run(["--digest", "-u", "alice:\(Self.alice.password)", servers.url("auth", "/digest/md5/x")])
-        let results = servers.log.entries.map { $0.annotations[HTTPAuthResult.Key.result] ?? "-" }
-        #expect(results == ["missing", "stale-nonce", "ok"], "curl answered stale=true with: \(results)")
-        #expect(run.status == 200)
+        let path = "/digest/sha512-256/x"
+        let first = await auth.handle(MockRequest(method: "GET", target: path))
+        let parsed = try AuthParameters.parse(try #require(first.header("WWW-Authenticate")), expectToken68: false)
+        let (realm, nonce, opaque) = (try #require(parsed["realm"]), try #require(parsed["nonce"]), try #require(parsed["opaque"]))
+        #expect(parsed["algorithm"] == "SHA-512-256")
+        func answer(_ algorithm: HTTPDigestAlgorithm) async -> MockResponse {
+            let response = algorithm.response(username: "alice", realm: realm, password: Self.alice.password, method: "GET",
+                                              uri: path, nonce: nonce, nc: "00000001", cnonce: "abc123")
+            let field = "Digest username=\"alice\", realm=\"\(realm)\", nonce=\"\(nonce)\", uri=\"\(path)\", "
+                + "algorithm=SHA-512-256, qop=auth, nc=00000001, cnonce=\"abc123\", response=\"\(response)\", opaque=\"\(opaque)\""
+            return await auth.handle(MockRequest(method: "GET", target: path, headers: [("Authorization", field)]))
+        }
+        #expect(await answer(.sha256).status == 401, "a SHA-256 response under the SHA-512-256 label is refused")
+        #expect(await answer(.sha512_256).status == 200)
     }
 
     // MARK: - Proxy
@@ -234,19 +252,17 @@ import Testing
     }
 
     @Test func proxyRelaysRedirectsAndEverySetCookie() async throws {
-        let log = TrafficLog()
-        let servers = try await MockServerGroup.start(
-            [.init(handler: ForwardProxyMock(password: Self.proxyPassword)), .init(handler: CookieRedirectOrigin())], log: log)
-        defer { Task { await servers.stop() } }
-        let curl = try Curl()
-        let proxy = ["--proxy", servers.url("proxy", ""), "--proxy-user", "proxyuser:\(Self.proxyPassword)"]
-        let redirect = try await curl.run(proxy + [servers.url("origin", "/set")])
-        #expect(redirect.status == 302, "the proxy relays the 302 instead of following it")
-        let relayed = try #require(log.entries.first { $0.mock == "proxy" }?.response)
-        #expect(relayed.headers(named: "Set-Cookie") == CookieRedirectOrigin.cookies)
-        #expect(relayed.header("Location") == "/landing")
-        let landing = try await curl.run(proxy + [servers.url("origin", "/landing")])
-        #expect(landing.body.contains("a=1; b=2"), "\(landing.body)")
+        try await withServers([ForwardProxyMock(password: Self.proxyPassword), CookieRedirectOrigin()]) { servers in
+            let curl = try Curl()  // one cookie jar for both runs
+            let proxy = ["--proxy", servers.url("proxy", ""), "--proxy-user", "proxyuser:\(Self.proxyPassword)"]
+            let redirect = try await curl.run(proxy + [servers.url("origin", "/set")])
+            #expect(redirect.status == 302, "the proxy relays the 302 instead of following it")
+            let relayed = try #require(servers.log.entries.first { $0.mock == "proxy" }?.response)
+            #expect(relayed.headers(named: "Set-Cookie") == CookieRedirectOrigin.cookies)
+            #expect(relayed.header("Location") == "/landing")
+            let landing = try await curl.run(proxy + [servers.url("origin", "/landing")])
+            #expect(landing.body.contains("a=1; b=2"), "\(landing.body)")
+        }
     }
 
     @Test func proxyRefusalsNameTheirReason() async throws {
@@ -269,20 +285,72 @@ import Testing
         }
     }
 
+    /// ForwardProxyMock names its upstream from `Host` (Hummingbird turns an absolute-form
+    /// target into its path). Hummingbird moves `Host` into `request.head.authority`, so
+    /// MockResponder must copy it back into ``MockRequest/headers``.
+    @Test func mockRequestsCarryTheHostField() async throws {
+        try await withServers([CookieRedirectOrigin()]) { servers in
+            _ = try await Curl().run([servers.url("origin", "/landing")])
+            let port = try #require(servers.binding(of: "origin")).port
+            #expect(servers.log.entries.last?.request.header("Host") == "127.0.0.1:\(port)",
+                    "MockResponder drops Host (Hummingbird keeps it in request.head.authority); the proxy cannot name its upstream")
+        }
+    }
+
+    /// The forwarding itself, in-process: a request as curl sends it to a proxy (Host naming
+    /// the origin), relayed over real loopback HTTP.
+    @Test func proxyForwardsOverLoopbackAndStripsHopByHopFields() async throws {
+        try await withServers([HTTPAuthMock(users: [Self.alice]), CookieRedirectOrigin()]) { servers in
+            let log = servers.log
+            let proxy = ForwardProxyMock(password: Self.proxyPassword)
+            let authority = { (name: String) in "127.0.0.1:\(servers.binding(of: name)?.port ?? 0)" }
+            let proxyAuthorization = BasicCredentials(username: "proxyuser", password: Self.proxyPassword).headerValue
+            let request = MockRequest(method: "GET", target: "/basic/x", headers: [
+                ("Host", authority("auth")), ("Proxy-Authorization", proxyAuthorization),
+                ("Authorization", BasicCredentials(username: "alice", password: Self.alice.password).headerValue),
+                ("Proxy-Connection", "Keep-Alive"), ("Connection", "X-Hop"), ("X-Hop", "1"), ("X-End", "2"),
+            ], origin: "http://127.0.0.1:1")
+            let answer = await proxy.handle(request)
+            #expect(answer.status == 200)
+            #expect(answer.bodyText.contains(HTTPAuthMock.secret(username: "alice", realm: "SAMLHarness Basic")))
+            #expect(answer.annotations[ForwardProxyMock.Key.result] == "forwarded")
+            #expect(answer.header("Via") == ForwardProxyMock.via)
+            let originLeg = try #require(log.entries.last)
+            for dropped in ["Proxy-Authorization", "Proxy-Connection", "Connection", "X-Hop"] {
+                #expect(originLeg.request.header(dropped) == nil, "\(dropped) was forwarded")
+            }
+            #expect(originLeg.request.header("X-End") == "2")
+            #expect(originLeg.request.header("Via") == ForwardProxyMock.via)
+            // Absolute-form works the same; redirects come back unfollowed with every Set-Cookie.
+            let redirect = await proxy.handle(MockRequest(method: "GET", target: "http://\(authority("origin"))/set",
+                                                          headers: [("Proxy-Authorization", proxyAuthorization)]))
+            #expect(redirect.status == 302)
+            #expect(redirect.headers(named: "Set-Cookie") == CookieRedirectOrigin.cookies)
+            let wrong = await proxy.handle(MockRequest(method: "GET", target: "/basic/x", headers: [
+                ("Host", authority("auth")), ("Proxy-Authorization", BasicCredentials(username: "proxyuser", password: "no").headerValue)]))
+            #expect(wrong.status == 407)
+            #expect(wrong.annotations[HTTPAuthResult.Key.result] == "wrong-credentials")
+        }
+    }
+
     // MARK: - Helpers
 
-    /// Starts `auth` and `proxy` on port 0, runs `body`, stops them.
-    func withMocks(_ body: (MockServerGroup, HTTPAuthMock) async throws -> Void) async throws {
-        let auth = HTTPAuthMock(users: [Self.alice, Self.jaeger])
-        let proxy = ForwardProxyMock(password: Self.proxyPassword)
-        let servers = try await MockServerGroup.start([.init(handler: auth), .init(handler: proxy)], log: TrafficLog())
+    /// Starts `handlers` on port 0 with a fresh log, runs `body`, stops them.
+    func withServers(_ handlers: [any MockHandler], _ body: (MockServerGroup) async throws -> Void) async throws {
+        let servers = try await MockServerGroup.start(handlers.map { .init(handler: $0) }, log: TrafficLog())
         do {
-            try await body(servers, auth)
+            try await body(servers)
         } catch {
             await servers.stop()
             throw error
         }
         await servers.stop()
+    }
+
+    /// Starts `auth` (alice, jäger) and `proxy` on port 0, runs `body`, stops them.
+    func withMocks(_ body: (MockServerGroup, HTTPAuthMock) async throws -> Void) async throws {
+        let auth = HTTPAuthMock(users: [Self.alice, Self.jaeger])
+        try await withServers([auth, ForwardProxyMock(password: Self.proxyPassword)]) { try await body($0, auth) }
     }
 
     /// The Digest challenge of the last answer in the log.

@@ -34,6 +34,8 @@ public struct ForwardProxyMock: MockHandler {
         case proxyAuthRequired = "proxy-auth-required"
         /// 400: the request named no origin, or named the proxy itself.
         case notProxyRequest = "not-a-proxy-request"
+        /// 400: `Proxy-Authorization` could not be read.
+        case malformedProxyAuthorization = "malformed-proxy-authorization"
         /// 403: the origin is not on loopback.
         case forbiddenUpstream = "forbidden-upstream"
         /// 501: `CONNECT` (the mocks speak plain HTTP).
@@ -135,11 +137,11 @@ public struct ForwardProxyMock: MockHandler {
         var headers = request.headers.filter { field in
             let name = field.name.lowercased()
             return !Self.hopByHopFields.contains(name) && !connectionTokens.contains(name) && name != "content-length"
-                && name != "via"
+                && name != "via" && name != "host"
         }
-        if !headers.contains(where: { $0.name.lowercased() == "host" }) {
-            headers.insert(("Host", upstream.authority), at: 0)
-        }
+        // RFC 9112 §3.2.2: with an absolute-form target the proxy replaces Host by the
+        // target's authority; otherwise Host named the origin and goes on as sent.
+        headers.insert(("Host", upstream.hostField), at: 0)
         if !request.body.isEmpty || request.header("Content-Length") != nil {
             headers.append(("Content-Length", String(request.body.count)))
         }
@@ -188,7 +190,7 @@ public struct ForwardProxyMock: MockHandler {
     }
 
     private func proxyMalformed(_ detail: String, upstream: Upstream) -> MockResponse {
-        var response = refuse(400, .proxyAuthRequired, upstream: upstream.authority, title: "Bad Request",
+        var response = refuse(400, .malformedProxyAuthorization, upstream: upstream.authority, title: "Bad Request",
                               message: "Malformed Proxy-Authorization field: \(detail).")
         response.annotations[HTTPAuthResult.Key.result] = HTTPAuthResult.malformed.rawValue
         response.annotations[HTTPAuthResult.Key.detail] = detail

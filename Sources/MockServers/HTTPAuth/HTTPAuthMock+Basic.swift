@@ -5,7 +5,7 @@ extension HTTPAuthMock {
         do {
             parameters = try AuthParameters.parse(authorization, expectToken68: true)
         } catch {
-            return malformed(space, "\(error)", scheme: "Basic")
+            return malformed(space, "`Basic` must be followed by one base64 token (RFC 7617 §2): \(error)", scheme: "Basic")
         }
         guard let token = parameters.token68 else {
             return malformed(space, "`Basic` carries no base64 user-pass (RFC 7617 §2)", scheme: "Basic")

@@ -89,7 +89,7 @@ public struct HTTPAuthMock: MockHandler {
                    algorithm: String? = nil, stale: Bool = false, detail: String) -> MockResponse {
         var response = MockResponse.errorPage(
             status: 401, title: "Authorization Required",
-            message: "This resource is in realm \"\(space.realm)\" and needs \(space.scheme.name) credentials. \(detail).")
+            message: "This resource is in realm \"\(space.realm)\" and needs \(space.scheme.name) credentials: \(detail).")
         for value in challengeValues(space, stale: stale) { response.addHeader("WWW-Authenticate", value) }
         return annotate(response, result, space: space, scheme: scheme ?? space.scheme.name, user: user,
                         algorithm: algorithm, detail: detail)

@@ -10,6 +10,8 @@ struct Upstream: Sendable, Equatable {
     var port: Int
     /// The target in origin-form (`/path?query`), as the origin must receive it.
     var originForm: String
+    /// The `Host` field the origin gets: the authority as the client wrote it.
+    var hostField: String
 
     /// `host:port` as written in `Host`.
     var authority: String { "\(host):\(port)" }
@@ -27,10 +29,11 @@ struct Upstream: Sendable, Equatable {
         return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
-    init(host: String, port: Int, originForm: String) {
+    init(host: String, port: Int, originForm: String, hostField: String? = nil) {
         self.host = host
         self.port = port
         self.originForm = originForm
+        self.hostField = hostField ?? "\(host):\(port)"
     }
 
     /// The origin of a request received by the proxy, or nil when it names none.
@@ -40,15 +43,17 @@ struct Upstream: Sendable, Equatable {
             guard target[..<schemeEnd.lowerBound].lowercased() == "http" else { return nil }
             let rest = target[schemeEnd.upperBound...]
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-            guard let (host, port) = Self.split(authority: String(rest[..<authorityEnd])) else { return nil }
+            let authority = String(rest[..<authorityEnd])
+            guard let (host, port) = Self.split(authority: authority) else { return nil }
             var path = String(rest[authorityEnd...].prefix { $0 != "#" })
             if !path.hasPrefix("/") { path = "/" + path }
-            self.init(host: host, port: port, originForm: path)
+            self.init(host: host, port: port, originForm: path, hostField: authority)
         } else {
             guard let hostField = request.header("Host"), let (host, port) = Self.split(authority: hostField) else {
                 return nil
             }
-            self.init(host: host, port: port, originForm: target.isEmpty ? "/" : target)
+            self.init(host: host, port: port, originForm: target.isEmpty ? "/" : target,
+                      hostField: hostField.trimmingCharacters(in: .whitespaces))
         }
     }
 

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `samlharness serve` as a user runs it: the ready line, the endpoints, SIGTERM.
+@Suite struct ServeCommandTests {
+    /// The built binary, beside the test bundle in the build folder.
+    static var binary: URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if dir.lastPathComponent.hasSuffix(".xctest") { dir = dir.deletingLastPathComponent() }
+        for candidate in [dir, dir.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("samlharness")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return dir.appendingPathComponent("samlharness")
+    }
+
+    @Test func printsOneReadyLineAndStopsOnSIGTERM() async throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--profile", "shibboleth-basic", "--knob", "wrong-audience",
+                             "--mockidp-dir", SuiteFixture.mockIdP.path]
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // Read the first line (the ready line) as it arrives.
+        var buffer = Data()
+        let handle = stdout.fileHandleForReading
+        while !buffer.contains(UInt8(ascii: "\n")) {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+        }
+        let line = try #require(String(data: buffer, encoding: .utf8)?.split(separator: "\n").first)
+        let ready = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(ready["event"] as? String == "ready")
+        #expect(ready["profile"] as? String == "shibboleth-basic")
+        #expect(ready["knobs"] as? [String] == ["wrong-audience"])
+        let sp = try #require(ready["sp"] as? [String: String])
+        let users = try #require(ready["users"] as? [[String: String]])
+        #expect(users.first?["username"] == "alice")
+        #expect((ready["startup_ms"] as? Double).map { $0 > 0 } == true)
+        // The SP answers on the advertised URL.
+        let metadataText = try #require(sp["metadata"])
+        let metadataURL = try #require(URL(string: metadataText))
+        let (data, _) = try await URLSession.shared.data(from: metadataURL)
+        #expect(String(decoding: data, as: UTF8.self).contains("SPSSODescriptor"))
+        process.terminate()  // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func anUnknownProfileExitsTwoNamingIt() throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--profile", "nope", "--mockidp-dir", SuiteFixture.mockIdP.path]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = Pipe()
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("no profile `nope`"))
+    }
+
+    @Test func aBadKnobIsAUsageError() throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--knob", "clock-skew=later"]
+        process.standardError = Pipe()
+        process.standardOutput = Pipe()
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+    }
+}
