@@ -16,7 +16,11 @@ set -euo pipefail
 # lxml and xmlsec must bundle the SAME libxml2 (both 6.1.3 / 1.3.17 wheels carry 2.14.6);
 # otherwise `import xmlsec` fails with "lxml & xmlsec libxml2 library version mismatch".
 # Both are forced to binary wheels: an sdist build would link the system libxml2 instead.
-PINS=(lxml==6.1.3 xmlsec==1.3.17 python3-saml==1.16.0 isodate==0.7.2)
+# saml_ecp_demo (an ECP client) and mechanize (a scripted browser) are the third-party
+# clients the mock-server tests drive; requests and its dependencies are pinned with them.
+PINS=(lxml==6.1.3 xmlsec==1.3.17 python3-saml==1.16.0 isodate==0.7.2
+      saml_ecp_demo==0.4 requests==2.34.2 urllib3==2.8.0 idna==3.20 charset-normalizer==3.5.2
+      certifi==2026.10.18 mechanize==0.4.10 html5lib==1.1 six==1.17.0 webencodings==0.6.1)
 STAMP_NAME=.samlh-interop-stamp
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,6 +39,7 @@ check_import() {
   "$venv/bin/python" - <<'PY'
 import lxml.etree, xmlsec
 import onelogin.saml2.response  # noqa: F401  (fails if the libxml2 versions differ)
+import mechanize, saml_ecp_demo  # noqa: F401
 assert lxml.etree.LIBXML_VERSION == xmlsec.get_libxml_version(), (lxml.etree.LIBXML_VERSION, xmlsec.get_libxml_version())
 PY
 }

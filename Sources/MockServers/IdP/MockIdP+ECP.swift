@@ -57,6 +57,7 @@ extension MockIdP {
         var response = MockResponse.xml(body, contentType: SOAPBinding.contentType)
         response.delivery = delivery()
         response.annotations["idp.login"] = "ok"
+        response.annotations["idp.basic-charset"] = credentials.charset
         response.annotations["idp.acs"] = sp.acsURL
         if !environment.knobs.isEmpty { response.annotations["idp.knobs"] = environment.knobs.map(\.text).joined(separator: " ") }
         return response

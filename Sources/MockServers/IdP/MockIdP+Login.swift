@@ -228,7 +228,7 @@ extension MockIdP {
         }
         state.clearFailures(user.username)
         return try await afterAuthentication(user: user, pending: pending, request: request, sessionKey: nil, reused: false)
-            .annotated("idp.login", "ok")
+            .annotated("idp.login", "ok").annotated("idp.basic-charset", credentials.charset)
     }
 
     func basicChallenge(message: String) -> MockResponse {

@@ -26,6 +26,9 @@ public struct MockIdP: MockHandler {
         self.environment = environment
     }
 
+    /// The ECP (SOAP) endpoint's path.
+    public static let ecpPath = Path.ecp
+
     enum Path {
         static let redirectSSO = "/idp/profile/SAML2/Redirect/SSO"
         static let postSSO = "/idp/profile/SAML2/POST/SSO"
