@@ -35,7 +35,9 @@ struct MockResponder: HTTPResponder {
         let mockRequest = MockRequest(
             method: request.method.rawValue,
             target: request.head.path ?? "/",
-            headers: request.headers.map { ($0.name.rawName, $0.value) },
+            // swift-http-types moves Host into the pseudo-header :authority; put it back first,
+            // where HTTP/1.1 clients send it (RFC 9112 §3.2).
+            headers: (request.head.authority.map { [("Host", $0)] } ?? []) + request.headers.map { ($0.name.rawName, $0.value) },
             body: body,
             connectionID: context.connectionID,
             remoteAddress: context.remoteAddress,
