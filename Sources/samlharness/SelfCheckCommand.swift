@@ -1,13 +1,16 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
+import Logging
+import MockServers
 import SAMLCore
 
 /// The main job until the runner exists: proves on this machine that SAMLCore produces and
 /// checks SAML bytes correctly, and writes what it did to a report a person can read.
-struct SelfCheckCommand: ParsableCommand {
+struct SelfCheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "selfcheck",
-        abstract: "Build a signed Response with the test key, verify it with SAMLCore and the xmlsec1 CLI, and diagnose damaged copies.",
+        abstract: "Build a signed Response with the test key, verify it with SAMLCore and the xmlsec1 CLI, diagnose damaged copies, and log in through the mock servers.",
         discussion: "Writes selfcheck.md, selfcheck.json and the Response files into --report-dir. Exit 0 when every step behaved as expected."
     )
 
@@ -24,7 +27,7 @@ struct SelfCheckCommand: ParsableCommand {
         let passed: Bool
     }
 
-    func run() throws {
+    func run() async throws {
         let idp = "https://idp.example.org/idp/shibboleth"
         let sp = "https://sp.example.org/shibboleth"
         let acs = "https://sp.example.org/Shibboleth.sso/SAML2/POST"
@@ -95,10 +98,45 @@ struct SelfCheckCommand: ParsableCommand {
                    first != nil)
         }
 
+        // 6. The mock servers: a whole Web SSO login over loopback, then the same with a knob.
+        try await mockServerSteps(record)
+
         let passed = steps.allSatisfy(\.passed)
         try Self.writeReports(steps: steps, diagnoses: diagnoses, base64: edge.base64, dir: reportDir, passed: passed)
         print("\n\(steps.filter(\.passed).count) passed, \(steps.filter { !$0.passed }.count) failed — report: \(reportDir)/selfcheck.md")
         if !passed { throw ExitCode(1) }
+    }
+
+    /// Starts the mocks with the `shibboleth` profile and logs in through them as a browser
+    /// would (SP redirect, IdP form, consent, auto-post, `/secure`); then switches on the
+    /// `wrong-audience` knob and checks the mock SP refuses the next login.
+    func mockServerSteps(_ record: (String, String, String, Bool) -> Void) async throws {
+        var logger = Logger(label: "samlharness.selfcheck")
+        logger.logLevel = .error
+        let mockIdP = URL(fileURLWithPath: keys).deletingLastPathComponent()
+        let profile = try LoadedProfile.load(named: "shibboleth", from: mockIdP)
+        let suite = try await MockSuite.start(profile: profile, mockIdPDirectory: mockIdP, logger: logger)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton,
+                                configuration: .init(redirectConfiguration: .disallow))
+        let user = profile.profile.users[0]
+        let driver = LoadDriver(client: client, secureURL: suite.readyInfo().sp.secure, user: user)
+        do {
+            let outcome = try await driver.login()
+            let issued = suite.log.entries.compactMap { $0.annotations["sp.secret"] }.last
+            record("mock servers: Web SSO through the mock IdP (form, consent, auto-post) and SP over loopback",
+                   "/secure answers the secret the SP issued for this login",
+                   "\(outcome.requests) requests, \(Int(outcome.seconds * 1000)) ms, secret \(outcome.secret)",
+                   outcome.secret == issued)
+        } catch {
+            record("mock servers: Web SSO through the mock IdP and SP over loopback", "the session's secret", "\(error)", false)
+        }
+        suite.environment.setKnobs([.wrongAudience])
+        let refused = (try? await LoadDriver(client: client, secureURL: suite.readyInfo().sp.secure, user: user).login()) == nil
+        let reason = suite.log.entries.last { $0.annotations["sp.rejected"] != nil }?.annotations["sp.rejected"]
+        record("mock servers: with the wrong-audience knob the mock SP refuses the login",
+               "audience.mismatch", reason ?? "accepted", refused && reason == "audience.mismatch")
+        try await client.shutdown()
+        await suite.stop()
     }
 
     static func describe(_ result: Result<ValidatedAssertion, ValidationFailure>) -> String {

@@ -19,6 +19,11 @@ enum SuiteFixture {
                      _ body: (MockSuite, TestBrowser) async throws -> Void) async throws {
         var loaded = try profile(profileName, modify)
         loaded.knobs += knobs
+        try await with(loaded: loaded, body)
+    }
+
+    /// Runs `body` with a suite started from an already loaded (and perhaps altered) profile.
+    static func with(loaded: LoadedProfile, _ body: (MockSuite, TestBrowser) async throws -> Void) async throws {
         let suite = try await MockSuite.start(profile: loaded, mockIdPDirectory: mockIdP)
         let browser = TestBrowser()
         do {
