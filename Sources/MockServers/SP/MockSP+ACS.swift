@@ -7,11 +7,7 @@ extension MockSP {
     /// send the client back to where it started.
     func assertionConsumer(_ request: MockRequest) throws -> MockResponse {
         guard request.method == "POST" else { return .methodNotAllowed(request.method, allowed: ["POST"]) }
-        let settings = environment.profile.profile.sp
-        guard request.body.count <= settings.maxResponseBytes else {
-            throw SPError(status: 413, code: "response.oversized",
-                          message: "The POST body is \(request.body.count) bytes; this SP reads at most \(settings.maxResponseBytes) (Shibboleth SP postLimit).")
-        }
+        let settings = try checkedSettings(request)
         let message: PostMessage
         do {
             message = try PostBinding.decode(formBody: request.bodyText, mode: settings.strictBase64 ? .strict : .lenient)
@@ -34,11 +30,7 @@ extension MockSP {
     /// SOAP envelope; RelayState comes back in an `ecp:RelayState` header block.
     func ecpConsumer(_ request: MockRequest) throws -> MockResponse {
         guard request.method == "POST" else { return .methodNotAllowed(request.method, allowed: ["POST"]) }
-        let settings = environment.profile.profile.sp
-        guard request.body.count <= settings.maxResponseBytes else {
-            throw SPError(status: 413, code: "response.oversized",
-                          message: "The POST body is \(request.body.count) bytes; this SP reads at most \(settings.maxResponseBytes).")
-        }
+        _ = try checkedSettings(request)
         let envelope: SOAPEnvelope
         do {
             envelope = try SOAPBinding.parse(request.body)
@@ -54,6 +46,16 @@ extension MockSP {
         let (pending, target) = try matchRequest(xml: envelope.body, relayState: relayState)
         return try complete(xml: envelope.body, pending: pending, unsolicitedTarget: target, request: request,
                             binding: SAMLBindingURI.paos)
+    }
+
+    /// The SP settings, once the POST is known to fit Shibboleth SP's postLimit.
+    func checkedSettings(_ request: MockRequest) throws -> IdPProfile.SPSettings {
+        let settings = environment.profile.profile.sp
+        guard request.body.count <= settings.maxResponseBytes else {
+            throw SPError(status: 413, code: "response.oversized",
+                          message: "The POST body is \(request.body.count) bytes; this SP reads at most \(settings.maxResponseBytes) (Shibboleth SP postLimit).")
+        }
+        return settings
     }
 
     static func reasonCode(_ error: BindingError) -> String {
