@@ -57,7 +57,10 @@ struct ThirdPartyClientTests {
             let idpAnswer = try #require(suite.log.entries.last { $0.request.path == MockIdP.ecpPath })
             #expect(idpAnswer.annotations["idp.acs"] == info.sp.acs, "the IdP named the SP's POST ACS, not its ECP ACS")
             #expect(Self.secret(suite) == nil)
-            #expect(outcome.status != 0 || !(outcome.stdout + outcome.stderr).contains("SECRET-"))
+            #expect(!(outcome.stdout + outcome.stderr).contains("SECRET-"))
+            // saml_ecp_demo does what saml-ecp-v2.0 §2.3.5 asks: a SOAP fault to the SP.
+            let spAnswer = try #require(suite.log.entries.last { $0.request.path == "/Shibboleth.sso/SAML2/ECP" })
+            #expect(spAnswer.annotations["sp.rejected"] == "ecp.client-fault")
         }
     }
 

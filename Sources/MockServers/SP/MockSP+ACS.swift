@@ -37,6 +37,13 @@ extension MockSP {
         } catch {
             throw SPError(status: 400, code: "ecp.envelope", message: "The PAOS response is not a SOAP 1.1 envelope: \(error)")
         }
+        if let fault = envelope.fault {
+            // saml-ecp-v2.0 §2.3.5 (saml-profiles-2.0-os §4.2.4.4): an ECP that finds the IdP's
+            // AssertionConsumerServiceURL differs from the SP's responseConsumerURL sends a
+            // SOAP fault to the SP instead of the Response.
+            throw SPError(status: 400, code: "ecp.client-fault",
+                          message: "The ECP client sent a SOAP fault instead of a Response: \(fault.faultCode): \(fault.faultString)")
+        }
         guard envelope.bodyName == "Response", envelope.bodyNamespace == SAMLNamespace.protocol_ else {
             throw SPError(status: 400, code: "ecp.envelope", message: "The SOAP Body holds \(envelope.bodyName), not a samlp:Response.")
         }
