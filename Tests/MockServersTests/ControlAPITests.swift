@@ -102,7 +102,7 @@ import Testing
                                             clock: SystemClock(), ids: RandomIDGenerator())
             let url = try RedirectBinding.url(destination: suite.readyInfo().idp.ssoRedirect, message: Array(request.xml().utf8), kind: .request)
             let user = SuiteFixture.user(suite)
-            let page = try await browser.get(url, headers: [("Authorization", AuthorizationBasic(username: user.username, password: user.password).headerValue)])
+            let page = try await browser.get(url, headers: [("Authorization", BasicCredentials(username: user.username, password: user.password).headerValue)])
             #expect(page.status == 200)
             #expect(page.forms.first?.action == "https://stranger.example.org/acs")
             #expect(suite.log.entries.last?.annotations["idp.sp-unverified"]?.contains("stranger.example.org") == true)

@@ -44,7 +44,7 @@ struct IndependentSPTests {
         let start = try await browser.get(suite.readyInfo().sp.secure)
         let requestID = try #require(suite.log.entries.last?.annotations["sp.request-id"])
         let answer = try await browser.get(start.location!, headers: [
-            ("Authorization", AuthorizationBasic(username: user.username, password: user.password).headerValue),
+            ("Authorization", BasicCredentials(username: user.username, password: user.password).headerValue),
         ])
         return (try #require(answer.forms.first?.value("SAMLResponse")), requestID)
     }

@@ -29,7 +29,7 @@ import Testing
         let user = SuiteFixture.user(suite)
         let start = try await browser.get(suite.readyInfo().sp.secure)
         let answer = try await browser.get(start.location!, headers: [
-            ("Authorization", AuthorizationBasic(username: user.username, password: user.password).headerValue),
+            ("Authorization", BasicCredentials(username: user.username, password: user.password).headerValue),
         ])
         #expect(answer.status == 200, "the IdP answered \(answer.status): \(answer.body.prefix(300))")
         return try await browser.submit(answer)

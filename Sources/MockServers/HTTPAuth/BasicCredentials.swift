@@ -8,6 +8,9 @@ public struct BasicCredentials: Sendable, Equatable {
     public var password: String
     /// The decoded user-pass bytes exactly as sent, before any UTF-8 decoding.
     public var userPass: [UInt8]
+    /// How the user-pass was read: `UTF-8`, or `ISO-8859-1` when ``init(authorization:)``
+    /// fell back to it.
+    public var charset = "UTF-8"
 
     public init(username: String, password: String) {
         self.username = username
@@ -43,6 +46,30 @@ public struct BasicCredentials: Sendable, Equatable {
         var credentials = BasicCredentials(username: username, password: password)
         credentials.userPass = bytes
         return .success(credentials)
+    }
+
+    /// Lenient reading of a whole `Authorization: Basic …` value, for the mock IdP: bytes that
+    /// are not UTF-8 are read as ISO-8859-1, as servlet containers do, and ``charset`` says so
+    /// (python-requests, for one, sends Latin-1 whatever the challenge's `charset`). nil when
+    /// the header is absent, not Basic, not base64, or has no colon.
+    public init?(authorization header: String?) {
+        guard let header else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].caseInsensitiveCompare("Basic") == .orderedSame else { return nil }
+        let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        switch Self.decode(token) {
+        case .success(let credentials):
+            self = credentials
+        case .failure(.notUTF8):
+            guard let data = Data(base64Encoded: token) else { return nil }
+            let text = String(String.UnicodeScalarView(data.map { Unicode.Scalar($0) }))
+            guard let colon = text.firstIndex(of: ":") else { return nil }
+            self.init(username: String(text[..<colon]), password: String(text[text.index(after: colon)...]))
+            userPass = Array(data)
+            charset = "ISO-8859-1"
+        case .failure:
+            return nil
+        }
     }
 
     /// The token68 a client sends for these credentials (UTF-8, RFC 7617 §2.1).

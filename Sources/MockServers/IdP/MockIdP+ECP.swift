@@ -27,23 +27,12 @@ extension MockIdP {
             return soapFault(.client, "The AuthnRequest could not be read: \(error)", status: 400)
                 .annotated("idp.error", "ecp.malformed")
         }
-        let idp = environment.profile.profile.idp
-        guard let credentials = AuthorizationBasic(header: request.header("Authorization")) else {
-            return basicChallenge(message: "ECP requires HTTP Basic authentication.")
-                .annotated("idp.login", request.header("Authorization") == nil ? "challenge" : "malformed")
+        let user: TestUser
+        let charset: String
+        switch authenticateBasic(request, missing: "ECP requires HTTP Basic authentication.", wrong: Self.wrongPasswordMessage) {
+        case .refused(let response): return response
+        case .user(let found, let foundCharset): (user, charset) = (found, foundCharset)
         }
-        if idp.badPassword == .lockout, state.failures(credentials.username) >= idp.lockoutAfter {
-            return lockedPage(credentials.username).annotated("idp.login", "locked")
-        }
-        guard let user = environment.profile.profile.user(named: credentials.username), user.password == credentials.password else {
-            let failures = state.recordFailure(credentials.username)
-            if idp.badPassword == .lockout, failures >= idp.lockoutAfter {
-                return lockedPage(credentials.username).annotated("idp.login", "locked")
-            }
-            return basicChallenge(message: Self.wrongPasswordMessage).annotated("idp.login", "bad-password")
-                .annotated("idp.failures", String(failures))
-        }
-        state.clearFailures(user.username)
         let pending: PendingSSO
         do {
             pending = try pendingSSO(for: authnRequest, relayState: nil, expectBinding: SAMLBindingURI.paos)
@@ -57,7 +46,7 @@ extension MockIdP {
         var response = MockResponse.xml(body, contentType: SOAPBinding.contentType)
         response.delivery = delivery()
         response.annotations["idp.login"] = "ok"
-        response.annotations["idp.basic-charset"] = credentials.charset
+        response.annotations["idp.basic-charset"] = charset
         response.annotations["idp.acs"] = sp.acsURL
         if !environment.knobs.isEmpty { response.annotations["idp.knobs"] = environment.knobs.map(\.text).joined(separator: " ") }
         return response

@@ -211,24 +211,44 @@ extension MockIdP {
 
     /// HTTP Basic on the SSO endpoint (RFC 7617), as older Shibboleth deployments do.
     func basicLogin(pending: PendingSSO, request: MockRequest) async throws -> MockResponse {
+        let wrong = environment.profile.profile.idp.badPassword == .rechallenge ? "Authentication is required." : Self.wrongPasswordMessage
+        switch authenticateBasic(request, missing: "Authentication is required.", wrong: wrong) {
+        case .refused(let response):
+            return response
+        case .user(let user, let charset):
+            return try await afterAuthentication(user: user, pending: pending, request: request, sessionKey: nil, reused: false)
+                .annotated("idp.login", "ok").annotated("idp.basic-charset", charset)
+        }
+    }
+
+    enum BasicOutcome {
+        case user(TestUser, charset: String)
+        case refused(MockResponse)
+    }
+
+    /// HTTP Basic against the profile's users, with its lockout rule: a 401 challenge
+    /// (`missing` when no or unreadable credentials, `wrong` after a wrong password), the
+    /// locked page, or the user.
+    func authenticateBasic(_ request: MockRequest, missing: String, wrong: String) -> BasicOutcome {
         let idp = environment.profile.profile.idp
-        guard let credentials = AuthorizationBasic(header: request.header("Authorization")) else {
-            return basicChallenge(message: "Authentication is required.").annotated("idp.login", request.header("Authorization") == nil ? "challenge" : "malformed")
+        guard let credentials = BasicCredentials(authorization: request.header("Authorization")) else {
+            return .refused(basicChallenge(message: missing)
+                .annotated("idp.login", request.header("Authorization") == nil ? "challenge" : "malformed"))
         }
         if idp.badPassword == .lockout, state.failures(credentials.username) >= idp.lockoutAfter {
-            return lockedPage(credentials.username).annotated("idp.login", "locked")
+            return .refused(lockedPage(credentials.username).annotated("idp.login", "locked"))
         }
         guard let user = environment.profile.profile.user(named: credentials.username), user.password == credentials.password else {
             let failures = state.recordFailure(credentials.username)
             if idp.badPassword == .lockout, failures >= idp.lockoutAfter {
-                return lockedPage(credentials.username).annotated("idp.login", "locked").annotated("idp.failures", String(failures))
+                return .refused(lockedPage(credentials.username).annotated("idp.login", "locked")
+                    .annotated("idp.failures", String(failures)))
             }
-            let message = idp.badPassword == .rechallenge ? "Authentication is required." : Self.wrongPasswordMessage
-            return basicChallenge(message: message).annotated("idp.login", "bad-password").annotated("idp.failures", String(failures))
+            return .refused(basicChallenge(message: wrong).annotated("idp.login", "bad-password")
+                .annotated("idp.failures", String(failures)))
         }
         state.clearFailures(user.username)
-        return try await afterAuthentication(user: user, pending: pending, request: request, sessionKey: nil, reused: false)
-            .annotated("idp.login", "ok").annotated("idp.basic-charset", credentials.charset)
+        return .user(user, charset: credentials.charset)
     }
 
     func basicChallenge(message: String) -> MockResponse {
