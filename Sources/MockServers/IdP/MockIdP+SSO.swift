@@ -77,7 +77,7 @@ extension MockIdP {
 
     /// All SP metadata the IdP knows: explicit metadata plus the suite's own mock SP.
     var knownSPs: [EntityDescriptor] {
-        environment.explicitSPMetadata + [MockSP.metadata(environment: environment)]
+        environment.explicitSPMetadata + [MockSP.metadata(environment: environment), CirculationManager.metadata(environment: environment)]
     }
 
     func resolveSP(entityID: String, requestedACS: String?, acsIndex: Int?, binding: String) throws -> KnownSP {

@@ -154,17 +154,24 @@ public struct IdPProfile: Codable, Sendable {
     public var idp: IdPSettings
     public var sp: SPSettings
     public var templates: Templates
+    public var cas: CASSettings
+    public var adfs: ADFSSettings
+    public var circulationManager: CirculationManagerSettings
     public var users: [TestUser]
     public var knobs: [String]
     /// The directory the profile was read from (not in the YAML).
     public var directory: URL?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, personality, idp, sp, templates, users, knobs
+        case name, description, personality, idp, sp, templates, cas, adfs
+        case circulationManager = "circulation_manager"
+        case users, knobs
     }
 
     public init(name: String, description: String = "", personality: Personality = .generic,
                 idp: IdPSettings = .init(), sp: SPSettings = .init(), templates: Templates = .init(),
+                cas: CASSettings = .init(), adfs: ADFSSettings = .init(),
+                circulationManager: CirculationManagerSettings = .init(),
                 users: [TestUser] = [], knobs: [String] = [], directory: URL? = nil) {
         self.name = name
         self.description = description
@@ -172,6 +179,9 @@ public struct IdPProfile: Codable, Sendable {
         self.idp = idp
         self.sp = sp
         self.templates = templates
+        self.cas = cas
+        self.adfs = adfs
+        self.circulationManager = circulationManager
         self.users = users
         self.knobs = knobs
         self.directory = directory
@@ -186,6 +196,9 @@ public struct IdPProfile: Codable, Sendable {
         idp = try c.decodeIfPresent(IdPSettings.self, forKey: .idp) ?? .init()
         sp = try c.decodeIfPresent(SPSettings.self, forKey: .sp) ?? .init()
         templates = try c.decodeIfPresent(Templates.self, forKey: .templates) ?? .init()
+        cas = try c.decodeIfPresent(CASSettings.self, forKey: .cas) ?? .init()
+        adfs = try c.decodeIfPresent(ADFSSettings.self, forKey: .adfs) ?? .init()
+        circulationManager = try c.decodeIfPresent(CirculationManagerSettings.self, forKey: .circulationManager) ?? .init()
         users = try c.decodeIfPresent([TestUser].self, forKey: .users) ?? []
         knobs = try c.decodeIfPresent([String].self, forKey: .knobs) ?? []
         directory = nil

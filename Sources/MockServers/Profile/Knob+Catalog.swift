@@ -31,6 +31,9 @@ extension Knob {
         case .noAnswer(let s): "the SSO endpoint never answers; the connection closes after \(s) s"
         case .error500: "the SSO endpoint answers a 500 error page"
         case .redirectLoop: "the SSO endpoint redirects to itself forever (302, one more `loop=` each hop)"
+        case .cas(let knob): knob.summary
+        case .adfs(let knob): knob.summary
+        case .cm(let knob): knob.summary
         }
     }
 
@@ -65,6 +68,7 @@ extension Knob {
         case .nameIDComment: nil
         case .oversized: "response.oversized"
         case .slow, .noAnswer, .error500, .redirectLoop: nil
+        case .cas, .adfs, .cm: nil
         }
     }
 
@@ -85,5 +89,5 @@ extension Knob {
         .relayStateDropped, .relayStateAltered, .acsOther, .base64Wrapped(64), .base64Wrapped(76),
         .attributeMissing("mail"), .nameIDFormat("urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"),
         .secondAssertion, .nameIDComment, .oversized(2 * 1024 * 1024), .slow(2), .noAnswer(2), .error500, .redirectLoop,
-    ]
+    ] + CASKnob.examples.map(Knob.cas) + ADFSKnob.examples.map(Knob.adfs) + CMKnob.examples.map(Knob.cm)
 }

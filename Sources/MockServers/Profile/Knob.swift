@@ -41,6 +41,12 @@ public enum Knob: Sendable, Equatable, Hashable {
     case noAnswer(Double)
     case error500
     case redirectLoop
+    /// A knob of the mock CAS server (`cas-…`).
+    case cas(CASKnob)
+    /// A knob of the mock AD FS (`adfs-…`).
+    case adfs(ADFSKnob)
+    /// A knob of the mock circulation manager (`cm-…`).
+    case cm(CMKnob)
 
     public enum StatusKind: String, Sendable, CaseIterable {
         case requester, responder
@@ -58,7 +64,7 @@ public enum Knob: Sendable, Equatable, Hashable {
         "expired", "not-yet-valid", "clock-skew", "status", "encrypt-wrong-key", "relaystate", "acs-other",
         "base64-wrap", "attribute-missing", "nameid-format", "second-assertion", "nameid-comment",
         "oversized", "slow", "no-answer", "error-500", "redirect-loop",
-    ]
+    ] + CASKnob.names + ADFSKnob.names + CMKnob.names
 
     /// Parses `name` or `name=value`.
     public init(parsing text: String) throws {
@@ -147,6 +153,18 @@ public enum Knob: Sendable, Equatable, Hashable {
         case "error-500": self = try noValue(.error500)
         case "redirect-loop": self = try noValue(.redirectLoop)
         default:
+            if let knob = try CASKnob(name: name, value: value) {
+                self = .cas(knob)
+                return
+            }
+            if let knob = try ADFSKnob(name: name, value: value) {
+                self = .adfs(knob)
+                return
+            }
+            if let knob = try CMKnob(name: name, value: value) {
+                self = .cm(knob)
+                return
+            }
             throw ParseError(description: "unknown knob `\(name)`; known knobs: \(Knob.names.joined(separator: ", "))")
         }
     }
@@ -183,6 +201,9 @@ public enum Knob: Sendable, Equatable, Hashable {
         case .noAnswer(let s): "no-answer=\(Self.format(s))"
         case .error500: "error-500"
         case .redirectLoop: "redirect-loop"
+        case .cas(let knob): knob.text
+        case .adfs(let knob): knob.text
+        case .cm(let knob): knob.text
         }
     }
 

@@ -86,6 +86,13 @@ public struct LoadedProfile: Sendable {
         }
         guard profile.idp.lockoutAfter >= 1 else { throw fail("idp.lockout_after", "must be at least 1") }
         guard (1...86400).contains(profile.idp.assertionLifetime) else { throw fail("idp.assertion_lifetime", "must be 1…86400 seconds") }
+        do {
+            try profile.cas.validate()
+            try profile.adfs.validate()
+            try profile.circulationManager.validate()
+        } catch {
+            throw fail(error.key, error.message)
+        }
         guard !profile.users.isEmpty else { throw fail("users", "a profile needs at least one user") }
         var seen = Set<String>()
         for user in profile.users where !seen.insert(user.username).inserted {

@@ -3,7 +3,8 @@ import Logging
 import SAMLCore
 
 /// Every mock of one configuration, started together on loopback: the SAML IdP and SP, the
-/// HTTP-auth resources, the forward proxy and the control API, sharing one
+/// HTTP-auth resources, the forward proxy, the control API, the CAS server, AD FS and the
+/// OPDS circulation manager, sharing one
 /// ``MockEnvironment`` and one ``TrafficLog``.
 ///
 /// ```swift
@@ -17,6 +18,9 @@ public final class MockSuite: Sendable {
     public let sp: MockSP
     public let auth: HTTPAuthMock
     public let proxy: ForwardProxyMock
+    public let cas: CASServer
+    public let adfs: ADFSServer
+    public let cm: CirculationManager
     public let servers: MockServerGroup
     /// Where other profiles are loaded from when the control API switches.
     public let mockIdPDirectory: URL?
@@ -24,18 +28,22 @@ public final class MockSuite: Sendable {
     public var log: TrafficLog { servers.log }
 
     private init(environment: MockEnvironment, idp: MockIdP, sp: MockSP, auth: HTTPAuthMock, proxy: ForwardProxyMock,
-                 servers: MockServerGroup, mockIdPDirectory: URL?) {
+                 cas: CASServer, adfs: ADFSServer, cm: CirculationManager, servers: MockServerGroup, mockIdPDirectory: URL?) {
         self.environment = environment
         self.idp = idp
         self.sp = sp
         self.auth = auth
         self.proxy = proxy
+        self.cas = cas
+        self.adfs = adfs
+        self.cm = cm
         self.servers = servers
         self.mockIdPDirectory = mockIdPDirectory
     }
 
     /// Starts every mock. With `basePort` 0 each gets an ephemeral port; otherwise the IdP
-    /// gets `basePort`, the SP `basePort+1`, auth `+2`, the proxy `+3`, control `+4`.
+    /// gets `basePort`, the SP `basePort+1`, auth `+2`, the proxy `+3`, control `+4`, CAS `+5`,
+    /// AD FS `+6`, the circulation manager `+7`.
     public static func start(environment: MockEnvironment, host: String = "127.0.0.1", basePort: Int = 0,
                              log: TrafficLog = TrafficLog(), mockIdPDirectory: URL? = nil) async throws -> MockSuite {
         let idp = MockIdP(environment: environment)
@@ -43,7 +51,10 @@ public final class MockSuite: Sendable {
         let auth = HTTPAuthMock(users: environment.profile.profile.users)
         let proxy = ForwardProxyMock()
         let control = ControlAPI(environment: environment, idp: idp, sp: sp, log: log, mockIdPDirectory: mockIdPDirectory)
-        let handlers: [any MockHandler] = [idp, sp, auth, proxy, control]
+        let cas = CASServer(environment: environment)
+        let adfs = ADFSServer(environment: environment)
+        let cm = CirculationManager(environment: environment)
+        let handlers: [any MockHandler] = [idp, sp, auth, proxy, control, cas, adfs, cm]
         let listeners = handlers.enumerated().map { index, handler in
             MockServerGroup.Listener(handler: handler, port: basePort == 0 ? 0 : basePort + index)
         }
@@ -51,8 +62,8 @@ public final class MockSuite: Sendable {
         for binding in servers.bindings {
             environment.setBaseURL(binding.baseURL, for: binding.name)
         }
-        return MockSuite(environment: environment, idp: idp, sp: sp, auth: auth, proxy: proxy, servers: servers,
-                         mockIdPDirectory: mockIdPDirectory)
+        return MockSuite(environment: environment, idp: idp, sp: sp, auth: auth, proxy: proxy, cas: cas, adfs: adfs, cm: cm,
+                         servers: servers, mockIdPDirectory: mockIdPDirectory)
     }
 
     /// Loads `profile` and starts the mocks.
@@ -75,6 +86,9 @@ public final class MockSuite: Sendable {
         let spBase = environment.baseURL(of: "sp")
         let authBase = environment.baseURL(of: "auth")
         let controlBase = environment.baseURL(of: "control")
+        let casBase = environment.baseURL(of: "cas")
+        let adfsBase = environment.baseURL(of: "adfs")
+        let cmBase = environment.baseURL(of: "cm")
         let profile = environment.profile.profile
         let ssp = profile.personality == .simplesamlphp
         return ReadyInfo(
@@ -95,6 +109,22 @@ public final class MockSuite: Sendable {
             proxy: .init(url: environment.baseURL(of: "proxy"), username: proxy.username, password: proxy.password),
             control: .init(base: controlBase, state: controlBase + "/state", knobs: controlBase + "/knobs",
                            profile: controlBase + "/profile", traffic: controlBase + "/traffic.har", reset: controlBase + "/reset"),
+            cas: .init(base: casBase, login: casBase + CASServer.Path.login, logout: casBase + CASServer.Path.logout,
+                       tickets: casBase + CASServer.Path.tickets, validate: casBase + CASServer.Path.validate,
+                       serviceValidate: casBase + CASServer.Path.serviceValidate,
+                       p3ServiceValidate: casBase + CASServer.Path.p3ServiceValidate,
+                       proxyValidate: casBase + CASServer.Path.proxyValidate, proxy: casBase + CASServer.Path.proxy,
+                       samlValidate: casBase + CASServer.Path.samlValidate, service: casBase + CASServer.Path.app),
+            adfs: .init(base: adfsBase, entityID: adfs.entityID,
+                        usernameMixed13: adfsBase + ADFSServer.Path.usernameMixed13,
+                        usernameMixed2005: adfsBase + ADFSServer.Path.usernameMixed2005,
+                        mex: adfsBase + ADFSServer.Path.mex, federationMetadata: adfsBase + ADFSServer.Path.federationMetadata,
+                        idpInitiatedSignOn: adfsBase + ADFSServer.Path.idpInitiatedSignOn,
+                        relyingParties: [environment.spEntityID] + profile.adfs.relyingParties.map(\.identifier)),
+            cm: .init(base: cmBase, authenticationDocument: cmBase + CirculationManager.Path.authenticationDocument,
+                      catalog: cmBase + CirculationManager.Path.catalog, loans: cmBase + CirculationManager.Path.loans,
+                      entityID: CirculationManager.entityID(environment: environment),
+                      acs: cmBase + CirculationManager.Path.samlCallback),
             users: profile.users.map { .init(username: $0.username, password: $0.password, secondFactorCode: $0.secondFactorCode) },
             knobs: environment.knobs.map(\.text),
             startupMilliseconds: startupMilliseconds)

@@ -60,6 +60,60 @@ public struct ReadyInfo: Codable, Sendable {
         public let reset: String
     }
 
+    public struct CAS: Codable, Sendable {
+        public let base: String
+        public let login: String
+        public let logout: String
+        /// REST: `POST` username and password for a TGT.
+        public let tickets: String
+        public let validate: String
+        public let serviceValidate: String
+        public let p3ServiceValidate: String
+        public let proxyValidate: String
+        public let proxy: String
+        public let samlValidate: String
+        /// A CAS-protected application on the CAS listener, a ready-made `service`.
+        public let service: String
+
+        enum CodingKeys: String, CodingKey {
+            case base, login, logout, tickets, validate, serviceValidate = "service_validate"
+            case p3ServiceValidate = "p3_service_validate", proxyValidate = "proxy_validate", proxy
+            case samlValidate = "saml_validate", service
+        }
+    }
+
+    public struct ADFS: Codable, Sendable {
+        public let base: String
+        public let entityID: String
+        public let usernameMixed13: String
+        public let usernameMixed2005: String
+        public let mex: String
+        public let federationMetadata: String
+        public let idpInitiatedSignOn: String
+        /// Identifiers of the relying party trusts (`AppliesTo`, `loginToRp=`).
+        public let relyingParties: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case base, entityID = "entity_id", usernameMixed13 = "usernamemixed_13", usernameMixed2005 = "usernamemixed_2005"
+            case mex, federationMetadata = "federation_metadata", idpInitiatedSignOn = "idp_initiated_sign_on"
+            case relyingParties = "relying_parties"
+        }
+    }
+
+    public struct CirculationManager: Codable, Sendable {
+        public let base: String
+        public let authenticationDocument: String
+        public let catalog: String
+        public let loans: String
+        /// The SP entity ID it logs in to the IdP as.
+        public let entityID: String
+        public let acs: String
+
+        enum CodingKeys: String, CodingKey {
+            case base, authenticationDocument = "authentication_document", catalog, loans, entityID = "entity_id", acs
+        }
+    }
+
     public struct User: Codable, Sendable {
         public let username: String
         public let password: String
@@ -78,12 +132,15 @@ public struct ReadyInfo: Codable, Sendable {
     public let auth: Auth
     public let proxy: Proxy
     public let control: Control
+    public let cas: CAS
+    public let adfs: ADFS
+    public let cm: CirculationManager
     public let users: [User]
     public let knobs: [String]
     public let startupMilliseconds: Double?
 
     enum CodingKeys: String, CodingKey {
-        case event, profile, personality, idp, sp, auth, proxy, control, users, knobs
+        case event, profile, personality, idp, sp, auth, proxy, control, cas, adfs, cm, users, knobs
         case startupMilliseconds = "startup_ms"
     }
 }
