@@ -16,7 +16,9 @@ public final class MockEnvironment: Sendable {
     }
 
     private let state: Mutex<State>
-    public let clock: SAMLClock
+    /// The mocks' clock: the injected one, which tests and the control API can move forward
+    /// (``advanceClock(by:)``) to expire tickets and tokens without waiting.
+    public let clock: OffsetClock
     public let ids: IDGenerator
     public let logger: Logger
 
@@ -25,12 +27,17 @@ public final class MockEnvironment: Sendable {
         var state = State(profile: profile)
         state.explicitSPMetadata = spMetadata
         self.state = Mutex(state)
-        self.clock = clock
+        self.clock = OffsetClock(clock)
         self.ids = ids
         self.logger = logger
     }
 
     public var profile: LoadedProfile { state.withLock { $0.profile } }
+
+    /// Moves the mocks' clock by `seconds` (tickets, tokens, assertions all see it).
+    public func advanceClock(by seconds: TimeInterval) {
+        clock.advance(by: seconds)
+    }
 
     /// Replaces the profile (its knobs with it; knobs set at run time are cleared).
     public func switchProfile(_ profile: LoadedProfile) {
