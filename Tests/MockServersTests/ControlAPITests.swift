@@ -24,6 +24,26 @@ import Testing
         }
     }
 
+    @Test func theClockCanBeMovedForwardForEveryMock() async throws {
+        try await SuiteFixture.with("shibboleth-basic") { suite, browser in
+            let control = suite.readyInfo().control
+            let moved = try await browser.send("POST", control.clock, headers: [("Content-Type", "application/json")],
+                                               body: Array(#"{"advance": 7200}"#.utf8))
+            #expect(moved.status == 200)
+            let state = try json(moved)
+            #expect(state["clockOffset"] as? Double == 7200)
+            let now = try SAMLDateTime.date(from: try #require(state["now"] as? String))
+            #expect(abs(now.timeIntervalSinceNow - 7200) < 120)
+            #expect(abs(suite.environment.clock.now().timeIntervalSinceNow - 7200) < 120)
+            // Every mock reads the same clock, so a login still succeeds two hours ahead.
+            let acs = try await KnobTests.loginThrough(suite, browser)
+            #expect(acs.status == 302)
+            let bad = try await browser.send("POST", control.clock, headers: [], body: Array(#"{"advance": "soon"}"#.utf8))
+            #expect(bad.status == 400)
+            #expect(bad.body.contains("advance"))
+        }
+    }
+
     @Test func aBadKnobIsRefusedWithTheReason() async throws {
         try await SuiteFixture.with("shibboleth-basic") { suite, browser in
             let answer = try await browser.send("PUT", suite.readyInfo().control.knobs, headers: [],

@@ -13,6 +13,7 @@ import SAMLCore
 /// | `PUT /profile` | body `{"profile": "shibboleth-basic"}` |
 /// | `PUT /run` | body `{"run": "NAME"}`: tag the next exchanges |
 /// | `GET /traffic.har` | the traffic log as HAR 1.2 (`?run=NAME` for one run) |
+/// | `POST /clock` | body `{"advance": 3600}`: move the mocks' clock (expire tickets, tokens) |
 /// | `POST /reset` | forget sessions, flows, lockouts and the traffic log |
 public struct ControlAPI: MockHandler {
     public let name = "control"
@@ -25,6 +26,7 @@ public struct ControlAPI: MockHandler {
     struct KnobsBody: Codable { var knobs: [String]; var replace: Bool? }
     struct ProfileBody: Codable { var profile: String }
     struct RunBody: Codable { var run: String? }
+    struct ClockBody: Codable { var advance: Double }
     struct Problem: Codable { var error: String }
 
     struct State: Codable {
@@ -36,6 +38,9 @@ public struct ControlAPI: MockHandler {
         var spSessions: Int
         var trafficEntries: Int
         var run: String?
+        /// The mocks' time (ISO 8601) and how far it was moved from the real clock.
+        var now: String
+        var clockOffset: Double
     }
 
     public func handle(_ request: MockRequest) async -> MockResponse {
@@ -87,12 +92,18 @@ public struct ControlAPI: MockHandler {
             var response = MockResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array(data))
             response.annotations["control.har-entries"] = String(log.entries.count)
             return response
+        case ("POST", "/clock"), ("PUT", "/clock"):
+            guard let body = decode(ClockBody.self, request), body.advance.isFinite, abs(body.advance) <= 10 * 366 * 86400 else {
+                return .json(Problem(error: "expected a JSON body {\"advance\": SECONDS} (negative moves back; at most ten years)"), status: 400)
+            }
+            environment.advanceClock(by: body.advance)
+            return .json(state()).annotated("control.clock-advanced", String(body.advance))
         case ("POST", "/reset"):
             idp.reset()
             sp.reset()
             log.removeAll()
             return .json(state())
-        case (_, "/state"), (_, "/knobs"), (_, "/profile"), (_, "/run"), (_, "/traffic.har"), (_, "/reset"):
+        case (_, "/state"), (_, "/knobs"), (_, "/profile"), (_, "/run"), (_, "/traffic.har"), (_, "/reset"), (_, "/clock"):
             return .json(Problem(error: "\(request.method) is not allowed on \(request.path)"), status: 405)
         default:
             return .json(Problem(error: "no control endpoint \(request.path); see GET /state"), status: 404)
@@ -110,7 +121,8 @@ public struct ControlAPI: MockHandler {
                      knobs: environment.knobs.map(\.text),
                      profiles: mockIdPDirectory.map(MockIdPDirectory.profileNames(in:)) ?? [],
                      knobCatalog: catalog, spSessions: sp.sessionCount, trafficEntries: log.entries.count,
-                     run: log.currentRun)
+                     run: log.currentRun, now: SAMLDateTime.string(from: environment.clock.now()),
+                     clockOffset: environment.clock.currentOffset)
     }
 
     static func isLoopback(_ address: String?) -> Bool {

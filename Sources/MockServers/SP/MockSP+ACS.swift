@@ -95,6 +95,20 @@ extension MockSP {
         return (nil, relayState.flatMap { sameOrigin($0) } ?? base + Path.secure)
     }
 
+    /// The IdP whose Response this is, among those the SP trusts: the mock IdP, and the mock
+    /// AD FS for IdP-initiated logins (both sign with the profile's IdP key, as in a
+    /// federation's metadata aggregate). A Response from anyone else is validated against
+    /// the mock IdP, so it is refused as `issuer.mismatch`.
+    func trustedIssuer(of xml: [UInt8], solicited: Bool) -> String {
+        let idp = environment.idpEntityID
+        guard !solicited,
+              let root = try? XMLDocument(parsing: xml).root,
+              let issuer = root.firstChild("Issuer", SAMLNamespace.assertion)?.text
+        else { return idp }
+        let adfs = ADFSServer(environment: environment).entityID
+        return issuer.trimmingCharacters(in: .whitespacesAndNewlines) == adfs ? adfs : idp
+    }
+
     /// Validates and opens the session.
     func complete(xml: [UInt8], pending: SPPendingRequest?, unsolicitedTarget: String?, request: MockRequest,
                   binding: String) throws -> MockResponse {
@@ -103,7 +117,8 @@ extension MockSP {
         let expiredCertificate = environment.knobs.contains(.expiredCertificate)
         let trusted = expiredCertificate ? profile.expiredIdPCertificate : profile.idpCertificate
         let configuration = SPValidator.Configuration(
-            idpEntityID: environment.idpEntityID, idpKeys: [trusted.publicKey], spEntityID: environment.spEntityID,
+            idpEntityID: trustedIssuer(of: xml, solicited: pending != nil), idpKeys: [trusted.publicKey],
+            spEntityID: environment.spEntityID,
             acsURL: pending?.acsURL ?? base + request.path, requestID: pending?.requestID,
             allowUnsolicited: pending == nil, clock: environment.clock, skew: TimeInterval(settings.skew),
             signatureRequirement: settings.wantAssertionsSigned ? .assertion : .responseOrAssertion,

@@ -58,6 +58,7 @@ public struct ReadyInfo: Codable, Sendable {
         public let profile: String
         public let traffic: String
         public let reset: String
+        public let clock: String
     }
 
     public struct CAS: Codable, Sendable {
