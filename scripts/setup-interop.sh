@@ -18,9 +18,13 @@ set -euo pipefail
 # Both are forced to binary wheels: an sdist build would link the system libxml2 instead.
 # saml_ecp_demo (an ECP client) and mechanize (a scripted browser) are the third-party
 # clients the mock-server tests drive; requests and its dependencies are pinned with them.
+# msal (Microsoft's auth library) is the WS-Trust client the AD FS tests drive; python-cas
+# the CAS client that validates tickets with CAS 2, CAS 3 and SAML 1.1.
 PINS=(lxml==6.1.3 xmlsec==1.3.17 python3-saml==1.16.0 isodate==0.7.2
       saml_ecp_demo==0.4 requests==2.34.2 urllib3==2.8.0 idna==3.20 charset-normalizer==3.5.2
-      certifi==2026.10.18 mechanize==0.4.10 html5lib==1.1 six==1.17.0 webencodings==0.6.1)
+      certifi==2026.10.18 mechanize==0.4.10 html5lib==1.1 six==1.17.0 webencodings==0.6.1
+      msal==1.39.0 PyJWT==2.15.1 cryptography==50.0.2 cffi==2.1.1 pycparser==3.12
+      python-cas==1.7.2)
 STAMP_NAME=.samlh-interop-stamp
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,6 +44,8 @@ check_import() {
 import lxml.etree, xmlsec
 import onelogin.saml2.response  # noqa: F401  (fails if the libxml2 versions differ)
 import mechanize, saml_ecp_demo  # noqa: F401
+import msal.wstrust_request, msal.mex  # noqa: F401
+import cas  # noqa: F401  (python-cas)
 assert lxml.etree.LIBXML_VERSION == xmlsec.get_libxml_version(), (lxml.etree.LIBXML_VERSION, xmlsec.get_libxml_version())
 PY
 }

@@ -5,14 +5,14 @@ import MockServers
 struct KnobsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "knobs",
-        abstract: "List the mock IdP's misconfiguration knobs: what each does and the reason code a strict SP answers.")
+        abstract: "List the mocks' misconfiguration knobs: what each does and the reason code a strict SP answers.")
 
     @Flag(help: "Print a Markdown table (as in MockIdP/README.md).")
     var markdown = false
 
     func run() throws {
         if markdown {
-            print("| knob | what the IdP does | strict SP's reason |")
+            print("| knob | what the mock does | strict SP's reason |")
             print("|---|---|---|")
         }
         for knob in Knob.examples {

@@ -9,14 +9,6 @@ import Testing
 struct ADFSInteropTests {
     typealias S = ADFSTestSupport
 
-    /// msal is in the interop venv (pinned in the report; scripts/setup-interop.sh installs it
-    /// once the lead adds the pins).
-    static var msalInstalled: Bool {
-        let lib = URL(fileURLWithPath: ClientProcess.venvBin).deletingLastPathComponent().appendingPathComponent("lib")
-        let versions = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
-        return versions.contains { FileManager.default.fileExists(atPath: lib.path + "/\($0)/site-packages/msal/wstrust_request.py") }
-    }
-
     func msal(_ suite: MockSuite, username: String, password: String, endpoint: String? = nil,
               appliesTo: String = S.office365) async throws -> (ClientProcess.Outcome, [String: Any]) {
         let info = suite.readyInfo().adfs
@@ -28,7 +20,7 @@ struct ADFSInteropTests {
         return (outcome, json)
     }
 
-    @Test(.enabled(if: msalInstalled, "pip install msal==1.39.0 into the interop venv"), arguments: ["alice", "dana"])
+    @Test(arguments: ["alice", "dana"])
     func msalGetsASignedSAML11Token(username: String) async throws {
         try await SuiteFixture.with("adfs") { suite, _ in
             let user = SuiteFixture.user(suite, username)
@@ -55,7 +47,7 @@ struct ADFSInteropTests {
         }
     }
 
-    @Test(.enabled(if: msalInstalled, "pip install msal==1.39.0 into the interop venv"))
+    @Test
     func msalReadsTheFaultsAndThe2005Endpoint() async throws {
         try await SuiteFixture.with("adfs") { suite, _ in
             let (bad, badJSON) = try await msal(suite, username: "alice", password: "wrong")

@@ -50,6 +50,20 @@ import FoundationNetworking
         let metadataURL = try #require(URL(string: metadataText))
         let (data, _) = try await URLSession.shared.data(from: metadataURL)
         #expect(String(decoding: data, as: UTF8.self).contains("SPSSODescriptor"))
+        // CAS, AD FS and the circulation manager answer on their advertised URLs too.
+        let cas = try #require(ready["cas"] as? [String: String])
+        let adfs = try #require(ready["adfs"] as? [String: Any])
+        let cm = try #require(ready["cm"] as? [String: String])
+        #expect(cas["tickets"]?.hasSuffix("/cas/v1/tickets") == true)
+        #expect(adfs["usernamemixed_13"] as? String != nil)
+        for (url, expected) in [(adfs["federation_metadata"] as? String, "EntityDescriptor"),
+                                (cm["authentication_document"], "http://librarysimplified.org/authtype/SAML-2.0"),
+                                (cas["service"], "Central Authentication Service")] {
+            let target = try #require(url.flatMap(URL.init(string:)))
+            let (body, answer) = try await URLSession.shared.data(from: target)
+            #expect((answer as? HTTPURLResponse)?.statusCode == 200, "\(target)")
+            #expect(String(decoding: body, as: UTF8.self).contains(expected), "\(target)")
+        }
         process.terminate()  // SIGTERM
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)

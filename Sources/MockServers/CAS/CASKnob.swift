@@ -2,9 +2,12 @@
 public enum CASKnob: KnobFamily {
     /// How `/cas/*validate` compares the `service` it is given with the ticket's.
     public enum ServiceMatch: String, Sendable, CaseIterable {
-        /// Byte for byte (CAS 3.x and most CAS clients' expectation).
+        /// Byte for byte (CAS 3.x `SimpleWebApplicationServiceImpl.matches`, and what most
+        /// CAS clients expect).
         case exact
-        /// After percent-decoding both (Apereo CAS 5+'s default matching strategy).
+        /// Apereo CAS 6.1+ `DefaultServiceMatchingStrategy` (the mock's default): both
+        /// percent-decoded as `URLDecoder` does (`+` is a space), the `#fragment` dropped,
+        /// then compared ignoring case. A trailing slash or another scheme still differs.
         case decoded
         /// Ignoring scheme, default port, trailing slash and query order (servers that hide
         /// client bugs).
@@ -61,7 +64,7 @@ public enum CASKnob: KnobFamily {
     public var summary: String {
         switch self {
         case .serviceMatch(.exact): "CAS validation compares the service byte for byte with the ticket's"
-        case .serviceMatch(.decoded): "CAS validation compares the service with the ticket's after percent-decoding both"
+        case .serviceMatch(.decoded): "CAS validation compares the service with the ticket's after percent-decoding both, ignoring case (Apereo CAS 6 default)"
         case .serviceMatch(.lenient): "CAS validation ignores scheme, default port, trailing slash and query order when comparing services"
         case .serviceRewrite(let r): "CAS binds the ticket to the service URL rewritten (\(r.rawValue)), as behind a rewriting proxy"
         case .ticketReusable: "a CAS service ticket validates more than once"

@@ -22,6 +22,8 @@ public struct ControlAPI: MockHandler {
     let sp: MockSP
     let log: TrafficLog
     let mockIdPDirectory: URL?
+    /// Forget the state of the other mocks (CAS tickets, AD FS sessions, bearer tokens).
+    let resetOthers: @Sendable () -> Void
 
     struct KnobsBody: Codable { var knobs: [String]; var replace: Bool? }
     struct ProfileBody: Codable { var profile: String }
@@ -72,8 +74,7 @@ public struct ControlAPI: MockHandler {
             }
             do {
                 environment.switchProfile(try LoadedProfile.load(named: body.profile, from: mockIdPDirectory))
-                idp.reset()
-                sp.reset()
+                resetAll()
             } catch {
                 return .json(Problem(error: "\(error)"), status: 400)
             }
@@ -99,8 +100,7 @@ public struct ControlAPI: MockHandler {
             environment.advanceClock(by: body.advance)
             return .json(state()).annotated("control.clock-advanced", String(body.advance))
         case ("POST", "/reset"):
-            idp.reset()
-            sp.reset()
+            resetAll()
             log.removeAll()
             return .json(state())
         case (_, "/state"), (_, "/knobs"), (_, "/profile"), (_, "/run"), (_, "/traffic.har"), (_, "/reset"), (_, "/clock"):
@@ -108,6 +108,12 @@ public struct ControlAPI: MockHandler {
         default:
             return .json(Problem(error: "no control endpoint \(request.path); see GET /state"), status: 404)
         }
+    }
+
+    func resetAll() {
+        idp.reset()
+        sp.reset()
+        resetOthers()
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ request: MockRequest) -> T? {

@@ -1,13 +1,29 @@
 /// The mock CAS server's settings, a profile's `cas:` section.
 public struct CASSettings: Codable, Sendable {
-    /// Seconds a service (or proxy) ticket stays valid (Apereo CAS: 10).
+    /// Seconds a service (or proxy) ticket stays valid (Apereo CAS `cas.ticket.st.time-to-kill-in-seconds`: 10).
     public var serviceTicketLifetime: Double = 10
-    /// Seconds a ticket-granting ticket stays valid (Apereo CAS: 8 hours).
+    /// Seconds a ticket-granting ticket stays valid (Apereo CAS `cas.ticket.tgt.primary.max-time-to-live-in-seconds`: 8 hours).
     public var ticketGrantingTicketLifetime: Double = 28_800
+    /// How validation compares the `service` it is given with the ticket's, unless a
+    /// `cas-service-match` knob says otherwise. Apereo CAS 6.1+ `DefaultServiceMatchingStrategy`
+    /// percent-decodes both, drops the fragment and ignores case: `decoded`.
+    public var serviceMatch: CASKnob.ServiceMatch = .decoded
+    /// `/cas/logout?service=…` redirects to the service (Apereo CAS
+    /// `cas.logout.follow-service-redirects`, false out of the box, true in most deployments).
+    public var logoutFollowsServiceRedirects: Bool = true
+    /// Seconds a SAML 1.1 assertion from `/cas/samlValidate` is valid (Apereo CAS
+    /// `cas.saml-core.issue-length`: 30).
+    public var samlIssueLength: Double = 30
+    /// The SAML 1.1 assertion's `Issuer` (Apereo CAS `cas.saml-core.issuer`: `localhost`).
+    public var samlIssuer: String = "localhost"
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case serviceTicketLifetime = "service_ticket_lifetime"
         case ticketGrantingTicketLifetime = "tgt_lifetime"
+        case serviceMatch = "service_match"
+        case logoutFollowsServiceRedirects = "logout_follow_service_redirects"
+        case samlIssueLength = "saml_issue_length"
+        case samlIssuer = "saml_issuer"
     }
 
     public init() {}
@@ -18,12 +34,35 @@ public struct CASSettings: Codable, Sendable {
         self.init()
         serviceTicketLifetime = try c.value(.serviceTicketLifetime, or: serviceTicketLifetime)
         ticketGrantingTicketLifetime = try c.value(.ticketGrantingTicketLifetime, or: ticketGrantingTicketLifetime)
+        if let match = try c.decodeIfPresent(String.self, forKey: .serviceMatch) {
+            guard let parsed = CASKnob.ServiceMatch(rawValue: match) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .serviceMatch, in: c,
+                    debugDescription: "`\(match)` is not one of \(CASKnob.ServiceMatch.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            serviceMatch = parsed
+        }
+        logoutFollowsServiceRedirects = try c.value(.logoutFollowsServiceRedirects, or: logoutFollowsServiceRedirects)
+        samlIssueLength = try c.value(.samlIssueLength, or: samlIssueLength)
+        samlIssuer = try c.value(.samlIssuer, or: samlIssuer)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(serviceTicketLifetime, forKey: .serviceTicketLifetime)
+        try c.encode(ticketGrantingTicketLifetime, forKey: .ticketGrantingTicketLifetime)
+        try c.encode(serviceMatch.rawValue, forKey: .serviceMatch)
+        try c.encode(logoutFollowsServiceRedirects, forKey: .logoutFollowsServiceRedirects)
+        try c.encode(samlIssueLength, forKey: .samlIssueLength)
+        try c.encode(samlIssuer, forKey: .samlIssuer)
     }
 
     /// Throws a message naming the key when a value is out of range.
     func validate() throws(SettingsError) {
         guard (0...86400).contains(serviceTicketLifetime) else { throw SettingsError("cas.service_ticket_lifetime", "must be 0…86400 seconds") }
         guard ticketGrantingTicketLifetime > 0 else { throw SettingsError("cas.tgt_lifetime", "must be positive") }
+        guard (1...86400).contains(samlIssueLength) else { throw SettingsError("cas.saml_issue_length", "must be 1…86400 seconds") }
+        guard !samlIssuer.isEmpty else { throw SettingsError("cas.saml_issuer", "must not be empty") }
     }
 }
 

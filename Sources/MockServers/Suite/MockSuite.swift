@@ -50,10 +50,11 @@ public final class MockSuite: Sendable {
         let sp = MockSP(environment: environment)
         let auth = HTTPAuthMock(users: environment.profile.profile.users)
         let proxy = ForwardProxyMock()
-        let control = ControlAPI(environment: environment, idp: idp, sp: sp, log: log, mockIdPDirectory: mockIdPDirectory)
         let cas = CASServer(environment: environment)
         let adfs = ADFSServer(environment: environment)
         let cm = CirculationManager(environment: environment)
+        let control = ControlAPI(environment: environment, idp: idp, sp: sp, log: log, mockIdPDirectory: mockIdPDirectory,
+                                 resetOthers: { cas.reset(); adfs.reset(); cm.reset() })
         let handlers: [any MockHandler] = [idp, sp, auth, proxy, control, cas, adfs, cm]
         let listeners = handlers.enumerated().map { index, handler in
             MockServerGroup.Listener(handler: handler, port: basePort == 0 ? 0 : basePort + index)
