@@ -44,6 +44,23 @@ import Testing
         }
     }
 
+    @Test func resetForgetsCASTicketsToo() async throws {
+        try await SuiteFixture.with("cas") { suite, browser in
+            let info = suite.readyInfo()
+            let user = SuiteFixture.user(suite)
+            let form = "username=\(PercentEncoding.formEncode(user.username))&password=\(PercentEncoding.formEncode(user.password))"
+            let created = try await browser.send("POST", info.cas.tickets,
+                                                 headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "text/plain")],
+                                                 body: Array(form.utf8))
+            #expect(created.status == 201)
+            let tgt = try #require(created.header("Location"))
+            #expect(try await browser.send("GET", tgt, headers: [], body: nil).status == 200)
+            let reset = try await browser.send("POST", info.control.reset, headers: [], body: nil)
+            #expect(reset.status == 200)
+            #expect(try await browser.send("GET", tgt, headers: [], body: nil).status == 404, "the TGT is forgotten")
+        }
+    }
+
     @Test func aBadKnobIsRefusedWithTheReason() async throws {
         try await SuiteFixture.with("shibboleth-basic") { suite, browser in
             let answer = try await browser.send("PUT", suite.readyInfo().control.knobs, headers: [],

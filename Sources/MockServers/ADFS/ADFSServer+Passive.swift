@@ -23,7 +23,7 @@ extension ADFSServer {
         }
         if let fault = transportFault(annotationPrefix: "adfs") { return fault }
         var answer = idpInitiated(request)
-        if request.method != "POST" { answer.delivery = delivery() }
+        if request.method != "POST" { answer.delivery = environment.faultDelivery }
         return answer
     }
 
@@ -121,12 +121,12 @@ extension ADFSServer {
         }
         if let session = currentSession(request), !context.forceAuthn {
             var answer = issueResponse(context: context, session: session)
-            answer.delivery = delivery()
+            answer.delivery = environment.faultDelivery
             return answer
         }
         var page = MockResponse.html(ADFSPages.formsSignIn(action: action, rp: rp, error: nil, username: ""))
             .annotated("adfs.page", "forms-sign-in").annotated("adfs.rp", rp.identifier)
-        page.delivery = delivery()
+        page.delivery = environment.faultDelivery
         return page
     }
 

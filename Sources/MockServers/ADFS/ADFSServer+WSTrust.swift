@@ -27,7 +27,7 @@ extension ADFSServer {
                                         status: error.httpStatus, contentType: WSTrustEnvelope.contentType)
                 .annotated("adfs.fault", error.annotation).annotated("adfs.fault-detail", error.detail)
         }
-        response.delivery = delivery()
+        response.delivery = environment.faultDelivery
         if !environment.knobs.isEmpty { response.annotations["adfs.knobs"] = environment.knobs.map(\.text).joined(separator: " ") }
         return response.annotated("adfs.trust", version.rawValue)
     }

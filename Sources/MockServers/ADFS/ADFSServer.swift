@@ -89,16 +89,4 @@ public struct ADFSServer: MockHandler {
                                       message: "The AD FS service encountered an error processing the request.")
             .annotated("\(annotationPrefix).knob", Knob.error500.text)
     }
-
-    /// `slow` / `no-answer` on the entry endpoints.
-    func delivery() -> MockResponse.Delivery {
-        for knob in environment.knobs {
-            switch knob {
-            case .slow(let seconds): return .delayed(.milliseconds(Int(seconds * 1000)))
-            case .noAnswer(let seconds): return .noAnswer(closeAfter: .milliseconds(Int(seconds * 1000)))
-            default: continue
-            }
-        }
-        return .normal
-    }
 }

@@ -12,7 +12,7 @@ extension CASServer {
         case "POST": response = submitLogin(request)
         default: return .methodNotAllowed(request.method, allowed: ["GET", "POST"])
         }
-        response.delivery = delivery()
+        response.delivery = environment.faultDelivery
         return response
     }
 
@@ -134,17 +134,5 @@ extension CASServer {
             }
         }
         return nil
-    }
-
-    /// The general `slow` and `no-answer` knobs on the login endpoint.
-    func delivery() -> MockResponse.Delivery {
-        for knob in environment.knobs {
-            switch knob {
-            case .slow(let seconds): return .delayed(.milliseconds(Int(seconds * 1000)))
-            case .noAnswer(let seconds): return .noAnswer(closeAfter: .milliseconds(Int(seconds * 1000)))
-            default: continue
-            }
-        }
-        return .normal
     }
 }

@@ -44,7 +44,7 @@ extension MockIdP {
         let xml = try responseXML(pending: pending, sp: sp, user: user, status: nil, session: nil)
         let body = ECPResponse(assertionConsumerServiceURL: sp.acsURL, response: xml).envelope()
         var response = MockResponse.xml(body, contentType: SOAPBinding.contentType)
-        response.delivery = delivery()
+        response.delivery = environment.faultDelivery
         response.annotations["idp.login"] = "ok"
         response.annotations["idp.basic-charset"] = charset
         response.annotations["idp.acs"] = sp.acsURL
@@ -69,7 +69,7 @@ extension MockIdP {
         let pending = PendingSSO(sp: sp, requestID: nil, relayState: request.queryValue("target"), forceAuthn: false,
                                  isPassive: false, nameIDFormat: nil)
         var answer = try await begin(pending, request: request)
-        answer.delivery = delivery()
+        answer.delivery = environment.faultDelivery
         return answer
     }
 }

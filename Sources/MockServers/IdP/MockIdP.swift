@@ -121,18 +121,6 @@ public struct MockIdP: MockHandler {
         }
         return nil
     }
-
-    /// Delivery for the SSO endpoint's answer (`slow`, `no-answer`).
-    func delivery() -> MockResponse.Delivery {
-        for knob in environment.knobs {
-            switch knob {
-            case .slow(let seconds): return .delayed(.milliseconds(Int(seconds * 1000)))
-            case .noAnswer(let seconds): return .noAnswer(closeAfter: .milliseconds(Int(seconds * 1000)))
-            default: continue
-            }
-        }
-        return .normal
-    }
 }
 
 /// Why the IdP refused a request: shown on its error page and annotated in the traffic log.

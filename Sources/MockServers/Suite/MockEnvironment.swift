@@ -62,6 +62,19 @@ public final class MockEnvironment: Sendable {
     }
 
     /// Records the base URL a mock listens on (`idp`, `sp`…).
+    /// How an entry endpoint (the IdP's SSO and ECP, CAS login, AD FS) delivers its answer
+    /// under the `slow` and `no-answer` knobs.
+    public var faultDelivery: MockResponse.Delivery {
+        for knob in knobs {
+            switch knob {
+            case .slow(let seconds): return .delayed(.milliseconds(Int(seconds * 1000)))
+            case .noAnswer(let seconds): return .noAnswer(closeAfter: .milliseconds(Int(seconds * 1000)))
+            default: continue
+            }
+        }
+        return .normal
+    }
+
     public func setBaseURL(_ url: String, for mock: String) {
         state.withLock { $0.bases[mock] = url }
     }
