@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "SAMLCore", targets: ["SAMLCore"]),
         .library(name: "MockServers", targets: ["MockServers"]),
+        .library(name: "Harness", targets: ["Harness"]),
         .executable(name: "samlharness", targets: ["samlharness"]),
     ],
     dependencies: [
@@ -41,11 +42,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Scenarios (format, loader, catalog), recorded chains (HAR import, replay), checks,
+        // client adapters, the run loop, reports. Reads the mocks; the mocks never import it.
+        .target(
+            name: "Harness",
+            dependencies: [
+                "SAMLCore",
+                "MockServers",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources")]
+        ),
         .executableTarget(
             name: "samlharness",
             dependencies: [
                 "SAMLCore",
                 "MockServers",
+                "Harness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -56,13 +70,37 @@ let package = Package(
             dependencies: ["SAMLCore"],
             resources: [.copy("Fixtures")]
         ),
+        // What the test targets share: the suite fixture, a scripted browser, third-party
+        // client processes.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "MockServers",
+                "SAMLCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "MockServersTests",
             dependencies: [
                 "MockServers",
                 "SAMLCore",
+                "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
+        ),
+        .testTarget(
+            name: "HarnessTests",
+            dependencies: [
+                "Harness",
+                "MockServers",
+                "SAMLCore",
+                "TestSupport",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            resources: [.copy("Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import TestSupport
 import AsyncHTTPClient
 import Foundation
 import MockServers

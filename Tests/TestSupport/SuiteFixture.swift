@@ -3,19 +3,19 @@ import MockServers
 import SAMLCore
 
 /// Starts the mocks from the repository's MockIdP/ profiles for a test, and drives logins.
-enum SuiteFixture {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let mockIdP = repository.appendingPathComponent("MockIdP")
+public enum SuiteFixture {
+    public static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let mockIdP = repository.appendingPathComponent("MockIdP")
 
-    static func profile(_ name: String, _ modify: (inout IdPProfile) -> Void = { _ in }) throws -> LoadedProfile {
+    public static func profile(_ name: String, _ modify: (inout IdPProfile) -> Void = { _ in }) throws -> LoadedProfile {
         var loaded = try LoadedProfile.load(named: name, from: mockIdP)
         modify(&loaded.profile)
         return loaded
     }
 
     /// Runs `body` with a started suite and a fresh browser; stops both afterwards.
-    static func with(_ profileName: String, knobs: [Knob] = [], modify: (inout IdPProfile) -> Void = { _ in },
+    public static func with(_ profileName: String, knobs: [Knob] = [], modify: (inout IdPProfile) -> Void = { _ in },
                      _ body: (MockSuite, TestBrowser) async throws -> Void) async throws {
         var loaded = try profile(profileName, modify)
         loaded.knobs += knobs
@@ -23,7 +23,7 @@ enum SuiteFixture {
     }
 
     /// Runs `body` with a suite started from an already loaded (and perhaps altered) profile.
-    static func with(loaded: LoadedProfile, _ body: (MockSuite, TestBrowser) async throws -> Void) async throws {
+    public static func with(loaded: LoadedProfile, _ body: (MockSuite, TestBrowser) async throws -> Void) async throws {
         let suite = try await MockSuite.start(profile: loaded, mockIdPDirectory: mockIdP)
         let browser = TestBrowser()
         do {
@@ -38,14 +38,14 @@ enum SuiteFixture {
     }
 
     /// The user as the profile lists it.
-    static func user(_ suite: MockSuite, _ name: String = "alice") -> TestUser {
+    public static func user(_ suite: MockSuite, _ name: String = "alice") -> TestUser {
         suite.environment.profile.profile.user(named: name)!
     }
 
     /// Walks the IdP's pages from `page` on: the login form (with `user`'s password unless
     /// `password` is given), the second factor, consent, up to the auto-post page, which it
     /// submits; returns the SP's answer to that POST (not followed).
-    static func completeLogin(_ browser: TestBrowser, from page: TestBrowser.Page, user: TestUser,
+    public static func completeLogin(_ browser: TestBrowser, from page: TestBrowser.Page, user: TestUser,
                               password: String? = nil, consent: Bool = true) async throws -> TestBrowser.Page {
         var current = try await browser.follow(page)
         for _ in 0..<8 {
@@ -73,14 +73,14 @@ enum SuiteFixture {
     }
 
     /// A whole Web SSO login: `/secure`, the IdP, back to the SP; returns the final page.
-    static func webSSO(_ suite: MockSuite, _ browser: TestBrowser, user: String = "alice") async throws -> TestBrowser.Page {
+    public static func webSSO(_ suite: MockSuite, _ browser: TestBrowser, user: String = "alice") async throws -> TestBrowser.Page {
         let start = try await browser.get(suite.readyInfo().sp.secure)
         let acsAnswer = try await completeLogin(browser, from: start, user: self.user(suite, user))
         return try await browser.follow(acsAnswer)
     }
 
     /// The SP's verdict on the last Response it received: `sp.rejected` or nil when accepted.
-    static func spVerdict(_ suite: MockSuite) -> (rejected: String?, accepted: String?) {
+    public static func spVerdict(_ suite: MockSuite) -> (rejected: String?, accepted: String?) {
         let acs = suite.log.entries.last { $0.mock == "sp" && $0.request.path.contains("/Shibboleth.sso/SAML2/") }
         return (acs?.annotations["sp.rejected"], acs?.annotations["sp.accepted"])
     }

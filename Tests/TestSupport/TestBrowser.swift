@@ -7,55 +7,55 @@ import SAMLCore
 /// A small scripted browser for the tests: it keeps cookies (host-only, by path), follows
 /// redirects one hop at a time so each hop can be asserted, and fills and submits the forms
 /// the mocks serve. Real HTTP over loopback through AsyncHTTPClient.
-final class TestBrowser: @unchecked Sendable {
-    struct Page {
-        let url: String
-        let status: Int
-        let headers: [(String, String)]
-        let body: String
+public final class TestBrowser: @unchecked Sendable {
+    public struct Page {
+        public let url: String
+        public let status: Int
+        public let headers: [(String, String)]
+        public let body: String
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
         }
 
-        var location: String? { header("Location") }
-        var forms: [HTMLForm] { HTMLFormParser.forms(in: body) }
-        var isRedirect: Bool { [301, 302, 303, 307, 308].contains(status) }
+        public var location: String? { header("Location") }
+        public var forms: [HTMLForm] { HTMLFormParser.forms(in: body) }
+        public var isRedirect: Bool { [301, 302, 303, 307, 308].contains(status) }
     }
 
-    struct Cookie {
-        let host: String
-        let name: String
-        var value: String
-        let path: String
+    public struct Cookie {
+        public let host: String
+        public let name: String
+        public var value: String
+        public let path: String
     }
 
-    let client: HTTPClient
-    private(set) var cookies: [Cookie] = []
+    public let client: HTTPClient
+    public private(set) var cookies: [Cookie] = []
     /// Every page seen, in order.
-    private(set) var history: [Page] = []
-    var extraHeaders: [(String, String)] = []
+    public private(set) var history: [Page] = []
+    public var extraHeaders: [(String, String)] = []
 
-    init(timeout: TimeAmount = .seconds(20)) {
+    public init(timeout: TimeAmount = .seconds(20)) {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: .seconds(5), read: timeout)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    func shutdown() async throws {
+    public func shutdown() async throws {
         try await client.shutdown()
     }
 
-    func get(_ url: String, headers: [(String, String)] = []) async throws -> Page {
+    public func get(_ url: String, headers: [(String, String)] = []) async throws -> Page {
         try await send("GET", url, headers: headers, body: nil)
     }
 
-    func post(_ url: String, form: String, headers: [(String, String)] = []) async throws -> Page {
+    public func post(_ url: String, form: String, headers: [(String, String)] = []) async throws -> Page {
         try await send("POST", url, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers,
                        body: Array(form.utf8))
     }
 
-    func send(_ method: String, _ url: String, headers: [(String, String)], body: [UInt8]?) async throws -> Page {
+    public func send(_ method: String, _ url: String, headers: [(String, String)], body: [UInt8]?) async throws -> Page {
         var request = HTTPClientRequest(url: url)
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in extraHeaders + headers { request.headers.add(name: name, value: value) }
@@ -90,17 +90,17 @@ final class TestBrowser: @unchecked Sendable {
         if !expired { cookies.append(Cookie(host: host, name: name, value: value, path: path)) }
     }
 
-    func cookie(_ name: String) -> String? { cookies.first { $0.name == name }?.value }
+    public func cookie(_ name: String) -> String? { cookies.first { $0.name == name }?.value }
 
-    func forgetCookies() { cookies.removeAll() }
+    public func forgetCookies() { cookies.removeAll() }
 
     /// Resolves a Location or form action against the page URL.
-    func resolve(_ reference: String, against base: String) -> String {
+    public func resolve(_ reference: String, against base: String) -> String {
         URL(string: reference, relativeTo: URL(string: base))?.absoluteString ?? reference
     }
 
     /// Follows redirects (GET after 301/302/303) until a non-redirect page, at most `limit` hops.
-    func follow(_ page: Page, limit: Int = 10) async throws -> Page {
+    public func follow(_ page: Page, limit: Int = 10) async throws -> Page {
         var current = page
         var hops = 0
         while current.isRedirect, let location = current.location {
@@ -114,7 +114,7 @@ final class TestBrowser: @unchecked Sendable {
     /// Submits the first form of `page`: its fields (only the checked radio buttons of a
     /// group are kept by taking the first value of each name), `values` replacing or adding
     /// fields, and `button` as the pressed submit button.
-    func submit(_ page: Page, values: [String: String] = [:], button: (String, String)? = nil) async throws -> Page {
+    public func submit(_ page: Page, values: [String: String] = [:], button: (String, String)? = nil) async throws -> Page {
         guard let form = page.forms.first else { throw BrowserError("no form on \(page.url):\n\(page.body.prefix(600))") }
         var seen = Set<String>()
         var pairs: [(name: String, value: String)] = []
@@ -134,7 +134,7 @@ final class TestBrowser: @unchecked Sendable {
     }
 }
 
-struct BrowserError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct BrowserError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -2,34 +2,34 @@ import Foundation
 
 /// Runs a third-party client (python, curl…) off the cooperative thread pool, so the
 /// in-process mocks keep answering while the test waits for it.
-enum ClientProcess {
-    struct Outcome: Sendable {
-        let status: Int32
-        let stdout: String
-        let stderr: String
+public enum ClientProcess {
+    public struct Outcome: Sendable {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
     }
 
-    static let repository = SuiteFixture.repository
+    public static let repository = SuiteFixture.repository
 
-    static var venvPython: String {
+    public static var venvPython: String {
         let venv = ProcessInfo.processInfo.environment["SAMLH_INTEROP_VENV"].map {
             $0.hasPrefix("/") ? $0 : repository.appendingPathComponent($0).path
         } ?? repository.appendingPathComponent(".venv-interop").path
         return venv + "/bin/python"
     }
 
-    static var venvBin: String { URL(fileURLWithPath: venvPython).deletingLastPathComponent().path }
+    public static var venvBin: String { URL(fileURLWithPath: venvPython).deletingLastPathComponent().path }
 
     /// The interop venv exists (or CI promises it; then a missing venv fails loudly).
-    static var interopAvailable: Bool {
+    public static var interopAvailable: Bool {
         FileManager.default.isExecutableFile(atPath: venvPython) || ProcessInfo.processInfo.environment["CI"] != nil
     }
 
-    static func script(_ name: String) -> String {
+    public static func script(_ name: String) -> String {
         repository.appendingPathComponent("Tests/Interop/\(name)").path
     }
 
-    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60) async throws -> Outcome {
+    public static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 let process = Process()

@@ -1,0 +1,313 @@
+import Foundation
+
+/// One conformance scenario, as written in a YAML file under `Scenarios/` and validated
+/// against `scenario.schema.json` by ``ScenarioLoader``. Field names follow the YAML keys
+/// (snake_case in YAML).
+public struct Scenario: Codable, Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var description: String
+    public var references: [String]?
+    public var tags: [String]
+    public var flow: Flow
+    /// A MockIdP/ profile; absent only for `replay` scenarios.
+    public var profile: String?
+    public var knobs: [String]?
+    public var user: UserSpec?
+    /// A path (and query) on the flow's start host to start from instead of the default.
+    public var startPath: String?
+    public var options: FlowOptions?
+    public var expect: Expectation
+    public var checks: [CheckUse]
+    /// Seconds the client may take (default 30).
+    public var timeout: Double?
+    public var seed: UInt64?
+    public var clock: ClockSpec?
+    /// The recorded chain of a `replay` scenario.
+    public var replay: RecordedChain?
+
+    /// Where the scenario was read from (not part of the YAML).
+    public var source: Source?
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, description, references, tags, flow, profile, knobs, user
+        case startPath = "start_path"
+        case options, expect, checks, timeout, seed, clock, replay
+    }
+
+    public init(id: String, title: String, description: String, references: [String]? = nil, tags: [String],
+                flow: Flow, profile: String? = nil, knobs: [String]? = nil, user: UserSpec? = nil,
+                startPath: String? = nil, options: FlowOptions? = nil, expect: Expectation, checks: [CheckUse],
+                timeout: Double? = nil, seed: UInt64? = nil, clock: ClockSpec? = nil, replay: RecordedChain? = nil) {
+        self.id = id
+        self.title = title
+        self.description = description
+        self.references = references
+        self.tags = tags
+        self.flow = flow
+        self.profile = profile
+        self.knobs = knobs
+        self.user = user
+        self.startPath = startPath
+        self.options = options
+        self.expect = expect
+        self.checks = checks
+        self.timeout = timeout
+        self.seed = seed
+        self.clock = clock
+        self.replay = replay
+    }
+
+    /// The default timeout, in seconds.
+    public static let defaultTimeout: Double = 30
+
+    public var effectiveTimeout: Double { timeout ?? Self.defaultTimeout }
+
+    /// The seed in force: the scenario's, or one derived from its id (FNV-1a 64), so a
+    /// scenario without a `seed` still repeats exactly.
+    public var effectiveSeed: UInt64 {
+        if let seed { return seed }
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in id.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return hash & 0x1F_FFFF_FFFF_FFFF
+    }
+
+    /// The file and the line of each top-level key, for error messages after loading.
+    public struct Source: Codable, Sendable, Equatable {
+        public var file: String
+        public var lines: [String: Int]
+
+        public init(file: String, lines: [String: Int]) {
+            self.file = file
+            self.lines = lines
+        }
+
+        public func line(of key: String) -> Int? { lines[key] }
+    }
+
+    public static func == (lhs: Scenario, rhs: Scenario) -> Bool {
+        var l = lhs
+        var r = rhs
+        l.source = nil
+        r.source = nil
+        return l.encodedForComparison == r.encodedForComparison
+    }
+
+    private var encodedForComparison: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(self)) ?? Data()
+    }
+}
+
+/// `user:` — a username of the profile, or one with the password (or second-factor code)
+/// the client is given instead of the profile's (a wrong password, say).
+public struct UserSpec: Codable, Sendable, Equatable {
+    public var username: String
+    public var password: String?
+    public var secondFactorCode: String?
+
+    enum CodingKeys: String, CodingKey {
+        case username, password
+        case secondFactorCode = "second_factor_code"
+    }
+
+    public init(username: String, password: String? = nil, secondFactorCode: String? = nil) {
+        self.username = username
+        self.password = password
+        self.secondFactorCode = secondFactorCode
+    }
+
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), let name = try? single.decode(String.self) {
+            self.init(username: name)
+            return
+        }
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(username: try c.decode(String.self, forKey: .username),
+                  password: try c.decodeIfPresent(String.self, forKey: .password),
+                  secondFactorCode: try c.decodeIfPresent(String.self, forKey: .secondFactorCode))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if password == nil && secondFactorCode == nil {
+            var single = encoder.singleValueContainer()
+            try single.encode(username)
+            return
+        }
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(username, forKey: .username)
+        try c.encodeIfPresent(password, forKey: .password)
+        try c.encodeIfPresent(secondFactorCode, forKey: .secondFactorCode)
+    }
+}
+
+/// `options:` — flow-specific settings.
+public struct FlowOptions: Codable, Sendable, Equatable {
+    /// http-digest: which protected resource (`md5`, `sha256`, `any`).
+    public var digestAlgorithm: String?
+    /// adfs-wstrust: `13` (default) or `2005`.
+    public var wstrustVersion: String?
+    /// adfs-wstrust: the TokenType the client asks for (`saml11`, `saml20`).
+    public var tokenType: String?
+    /// adfs-wstrust: the AppliesTo (default: the mock SP's entity ID).
+    public var appliesTo: String?
+    /// adfs-passive: the relying party picked on IdpInitiatedSignOn.
+    public var relyingParty: String?
+    /// cas-rest / cas-browser: the service URL (default: the CAS mock's `/app/`).
+    public var service: String?
+    /// opds-saml: which book to borrow and fulfil (default: the first).
+    public var book: String?
+    /// opds-saml: which IdP of the authentication document (`idp` default, or `adfs`).
+    public var opdsIdP: String?
+    /// Log in a second time in the same session (IdP session reuse).
+    public var secondLogin: Bool?
+    /// Answer the consent page with `accept` (default) or `decline`.
+    public var consent: String?
+    /// proxy: what is fetched through the proxy.
+    public var proxyTarget: String?
+
+    enum CodingKeys: String, CodingKey {
+        case digestAlgorithm = "digest_algorithm"
+        case wstrustVersion = "wstrust_version"
+        case tokenType = "token_type"
+        case appliesTo = "applies_to"
+        case relyingParty = "relying_party"
+        case service, book
+        case opdsIdP = "opds_idp"
+        case secondLogin = "second_login"
+        case consent
+        case proxyTarget = "proxy_target"
+    }
+
+    public init() {}
+}
+
+/// `expect:` — what the client must achieve.
+public struct Expectation: Codable, Sendable, Equatable {
+    public enum Outcome: String, Codable, Sendable {
+        /// The client completes the login and obtains the resource (the truth the mocks know).
+        case success
+        /// The client stops without obtaining the resource and names the error.
+        case failure
+    }
+
+    public var outcome: Outcome
+    /// What the client's error must name (case-insensitive substring), for `failure`.
+    public var error: String?
+    /// Why this outcome is right.
+    public var reason: String?
+
+    public init(outcome: Outcome, error: String? = nil, reason: String? = nil) {
+        self.outcome = outcome
+        self.error = error
+        self.reason = reason
+    }
+}
+
+/// One entry of `checks:` — a check id, whether it is required, and its parameters.
+public struct CheckUse: Codable, Sendable, Equatable {
+    public enum Level: String, Codable, Sendable {
+        case required, recommended
+    }
+
+    public var id: String
+    public var level: Level
+    public var params: [String: ParamValue]
+
+    enum CodingKeys: String, CodingKey {
+        case id, level, params
+    }
+
+    public init(id: String, level: Level = .required, params: [String: ParamValue] = [:]) {
+        self.id = id
+        self.level = level
+        self.params = params
+    }
+
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), let id = try? single.decode(String.self) {
+            self.init(id: id)
+            return
+        }
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try c.decode(String.self, forKey: .id),
+                  level: try c.decodeIfPresent(Level.self, forKey: .level) ?? .required,
+                  params: try c.decodeIfPresent([String: ParamValue].self, forKey: .params) ?? [:])
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if level == .required && params.isEmpty {
+            var single = encoder.singleValueContainer()
+            try single.encode(id)
+            return
+        }
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        if level != .required { try c.encode(level, forKey: .level) }
+        if !params.isEmpty { try c.encode(params, forKey: .params) }
+    }
+}
+
+/// A check parameter's value: a string, a whole number, a number or a boolean.
+public enum ParamValue: Codable, Sendable, Equatable, CustomStringConvertible {
+    case string(String)
+    case integer(Int)
+    case number(Double)
+    case boolean(Bool)
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let value = try? c.decode(Bool.self) {
+            self = .boolean(value)
+        } else if let value = try? c.decode(Int.self) {
+            self = .integer(value)
+        } else if let value = try? c.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try c.decode(String.self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try c.encode(value)
+        case .integer(let value): try c.encode(value)
+        case .number(let value): try c.encode(value)
+        case .boolean(let value): try c.encode(value)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .string(let value): value
+        case .integer(let value): String(value)
+        case .number(let value): String(value)
+        case .boolean(let value): String(value)
+        }
+    }
+
+    public var intValue: Int? {
+        switch self {
+        case .integer(let value): value
+        case .number(let value) where value == value.rounded(): Int(value)
+        default: nil
+        }
+    }
+}
+
+/// `clock:` — where the mocks' clock starts, and whether it stands still.
+public struct ClockSpec: Codable, Sendable, Equatable {
+    /// ISO 8601 date-time.
+    public var start: String?
+    public var frozen: Bool?
+
+    public init(start: String? = nil, frozen: Bool? = nil) {
+        self.start = start
+        self.frozen = frozen
+    }
+}
