@@ -8,7 +8,8 @@ struct SAMLHarnessCommand: AsyncParsableCommand {
         commandName: "samlharness",
         abstract: "SAML protocol conformance and test harness.",
         subcommands: [DecodeCommand.self, VerifyResponseCommand.self, KeysCommand.self,
-                      SelfCheckCommand.self, BenchCommand.self, ServeCommand.self, KnobsCommand.self, LoadCommand.self]
+                      SelfCheckCommand.self, BenchCommand.self, ServeCommand.self, KnobsCommand.self, LoadCommand.self,
+                      ListCommand.self, ImportHARCommand.self]
     )
 
     /// Usage errors exit 2 (DESIGN.md's CLI contract), not ArgumentParser's 64.

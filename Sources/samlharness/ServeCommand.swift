@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Harness
 import Logging
 import MockServers
 import SAMLCore
@@ -22,7 +23,19 @@ struct ServeCommand: AsyncParsableCommand {
         """)
 
     @Option(help: "The IdP personality: a folder of MockIdP/ (shibboleth, shibboleth-basic, simplesamlphp, generic…).")
-    var profile = "shibboleth"
+    var profile: String?
+
+    @Option(help: "Serve one scenario: its profile, knobs, seed and clock (a replay scenario serves its recording). The ready line gains a `scenario` section: start URL, credentials, flow parameters.")
+    var scenario: String?
+
+    @Option(help: "Seed every generated value (SAML IDs, tickets, cookies, nonces) so a run repeats byte for byte.")
+    var seed: UInt64?
+
+    @Option(help: "Start the mocks' clock at this ISO 8601 instant (e.g. 2026-01-01T00:00:00Z).")
+    var clock: String?
+
+    @Flag(name: .customLong("freeze-clock"), help: "Stop the mocks' clock (at --clock, or now); the control API can still move it.")
+    var freezeClock = false
 
     @Option(help: "The address to bind (loopback unless you mean otherwise).")
     var host = "127.0.0.1"
@@ -50,6 +63,20 @@ struct ServeCommand: AsyncParsableCommand {
         for knob in knobs {
             do { _ = try Knob(parsing: knob) } catch { throw ValidationError("--knob \(knob): \(error)") }
         }
+        if let clock, (try? SAMLDateTime.date(from: clock)) == nil {
+            throw ValidationError("--clock \(clock): expected an ISO 8601 date-time such as 2026-01-01T00:00:00Z")
+        }
+        if scenario != nil, profile != nil {
+            throw ValidationError("--scenario sets the profile; leave out --profile")
+        }
+    }
+
+    /// The clock the mocks run on: starting at `start` (default now), frozen or running.
+    static func makeClock(start: String?, frozen: Bool) -> any SAMLClock {
+        let origin = start.flatMap { try? SAMLDateTime.date(from: $0) }
+        if frozen { return FixedClock(origin ?? Date()) }
+        guard let origin else { return SystemClock() }
+        return OffsetClock(SystemClock(), offset: origin.timeIntervalSinceNow)
     }
 
     func run() async throws {
@@ -62,8 +89,28 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "samlharness.serve")
         do {
             let directory = try MockIdPDirectory.locate(explicit: mockIdPDirectory)
-            var loaded = try LoadedProfile.load(named: profile, from: directory)
+            var loadedScenario: Scenario?
+            if let scenario {
+                do {
+                    loadedScenario = try ScenarioLoader(mockIdPDirectory: directory).load(file: URL(fileURLWithPath: scenario))
+                } catch let error as ScenarioLoadError {
+                    for problem in error.problems {
+                        FileHandle.standardError.write(Data("error: \(problem)\n".utf8))
+                    }
+                    throw ExitCode(2)
+                }
+            }
+            if let loadedScenario, loadedScenario.flow == .replay {
+                try await serveReplay(loadedScenario, directory: directory, started: started, logger: logger)
+                return
+            }
+            var loaded = try LoadedProfile.load(named: loadedScenario?.profile ?? profile ?? "shibboleth", from: directory)
+            loaded.knobs += try (loadedScenario?.knobs ?? []).map(Knob.init(parsing:))
             loaded.knobs += try knobs.map(Knob.init(parsing:))
+            let seedValue = seed ?? loadedScenario?.effectiveSeed
+            let ids: any IDGenerator = seedValue.map { SeededIDGenerator(seed: $0) } ?? RandomIDGenerator()
+            let mocksClock = Self.makeClock(start: clock ?? loadedScenario?.clock?.start,
+                                            frozen: freezeClock || loadedScenario?.clock?.frozen == true)
             var metadata: [EntityDescriptor] = []
             for source in spMetadata {
                 metadata += try await Self.readMetadata(source)
@@ -72,12 +119,16 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.warning("binding to \(host): the mocks are reachable from other hosts (the control API still answers loopback only)")
             }
             let suite = try await MockSuite.start(profile: loaded, host: host, basePort: port, spMetadata: metadata,
-                                                  mockIdPDirectory: directory, logger: logger)
+                                                  clock: mocksClock, ids: ids, mockIdPDirectory: directory, logger: logger)
             let elapsed = ContinuousClock.now - started
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let line = try encoder.encode(suite.readyInfo(startupMilliseconds: (milliseconds * 10).rounded() / 10))
+            let ready = suite.readyInfo(startupMilliseconds: (milliseconds * 10).rounded() / 10)
+            var line = try encoder.encode(ready)
+            if let loadedScenario {
+                line = try Self.adding("scenario", try encoder.encode(ScenarioTarget.resolve(loadedScenario, ready: ready)), to: line)
+            }
             FileHandle.standardOutput.write(line + Data("\n".utf8))
             let signal = await Self.waitForTermination()
             logger.notice("\(signal): stopping")
@@ -93,6 +144,20 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+
+    /// Adds `key: value` (both JSON) to the JSON object `object`, keys sorted.
+    static func adding(_ key: String, _ value: Data, to object: Data) throws -> Data {
+        guard var dictionary = try JSONSerialization.jsonObject(with: object) as? [String: Any] else { return object }
+        dictionary[key] = try JSONSerialization.jsonObject(with: value)
+        return try JSONSerialization.data(withJSONObject: dictionary, options: [.sortedKeys, .withoutEscapingSlashes])
+    }
+
+    /// Serves a replay scenario's recording (no mocks): one loopback listener per recorded
+    /// origin, the ready line naming them and the replayed start URL.
+    func serveReplay(_ scenario: Scenario, directory: URL, started: ContinuousClock.Instant, logger: Logger) async throws {
+        FileHandle.standardError.write(Data("error: replay scenarios cannot be served by this build yet\n".utf8))
+        throw ExitCode(2)
     }
 
     /// Reads SP metadata from a file or an http(s) URL.

@@ -7,16 +7,7 @@ import FoundationNetworking
 
 /// `samlharness serve` as a user runs it: the ready line, the endpoints, SIGTERM.
 @Suite struct ServeCommandTests {
-    /// The built binary, beside the test bundle in the build folder.
-    static var binary: URL {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        if dir.lastPathComponent.hasSuffix(".xctest") { dir = dir.deletingLastPathComponent() }
-        for candidate in [dir, dir.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("samlharness")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return dir.appendingPathComponent("samlharness")
-    }
+    static var binary: URL { HarnessBinary.url }
 
     @Test func printsOneReadyLineAndStopsOnSIGTERM() async throws {
         let process = Process()

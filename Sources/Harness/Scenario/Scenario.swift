@@ -17,7 +17,7 @@ public struct Scenario: Codable, Sendable, Equatable {
     /// A path (and query) on the flow's start host to start from instead of the default.
     public var startPath: String?
     public var options: FlowOptions?
-    public var expect: Expectation
+    public var expect: ScenarioExpectation
     public var checks: [CheckUse]
     /// Seconds the client may take (default 30).
     public var timeout: Double?
@@ -37,7 +37,7 @@ public struct Scenario: Codable, Sendable, Equatable {
 
     public init(id: String, title: String, description: String, references: [String]? = nil, tags: [String],
                 flow: Flow, profile: String? = nil, knobs: [String]? = nil, user: UserSpec? = nil,
-                startPath: String? = nil, options: FlowOptions? = nil, expect: Expectation, checks: [CheckUse],
+                startPath: String? = nil, options: FlowOptions? = nil, expect: ScenarioExpectation, checks: [CheckUse],
                 timeout: Double? = nil, seed: UInt64? = nil, clock: ClockSpec? = nil, replay: RecordedChain? = nil) {
         self.id = id
         self.title = title
@@ -187,7 +187,7 @@ public struct FlowOptions: Codable, Sendable, Equatable {
 }
 
 /// `expect:` — what the client must achieve.
-public struct Expectation: Codable, Sendable, Equatable {
+public struct ScenarioExpectation: Codable, Sendable, Equatable {
     public enum Outcome: String, Codable, Sendable {
         /// The client completes the login and obtains the resource (the truth the mocks know).
         case success

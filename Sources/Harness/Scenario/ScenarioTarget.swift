@@ -1,0 +1,112 @@
+import Foundation
+import MockServers
+
+/// Where a scenario's client starts and what else it needs to know, resolved against the
+/// running mocks' ready info: the start URL, the credentials it is given, and the flow's own
+/// endpoints (IdP entity ID, CAS service, AD FS endpoint, OPDS authentication document,
+/// proxy). `serve --scenario` prints it in the ready line; the runner hands it to the client.
+public struct ScenarioTarget: Codable, Sendable, Equatable {
+    public var id: String
+    public var flow: String
+    public var title: String
+    public var start: String
+    public var username: String?
+    public var password: String?
+    public var secondFactorCode: String?
+    /// Flow-specific values, named as the runner's environment variables name them without
+    /// the `SAMLH_` prefix (e.g. `IDP_ENTITY_ID`, `CAS_SERVICE`, `ADFS_ENDPOINT`).
+    public var parameters: [String: String]
+    public var expect: ScenarioExpectation
+    public var timeout: Double
+    public var seed: UInt64
+    public var checks: [String]
+
+    /// Resolves `scenario` (not a replay) against the mocks' ready info and profile users.
+    public static func resolve(_ scenario: Scenario, ready: ReadyInfo) -> ScenarioTarget {
+        let user = scenario.user
+        let known = ready.users.first { $0.username == user?.username }
+        var parameters: [String: String] = [
+            "IDP_ENTITY_ID": ready.idp.entityID,
+            "SP_ENTITY_ID": ready.sp.entityID,
+            "CONTROL_URL": ready.control.base,
+        ]
+        let options = scenario.options ?? FlowOptions()
+        let start: String
+        switch scenario.flow {
+        case .webSSO:
+            start = ready.sp.secure
+            parameters["SP_URL"] = ready.sp.base
+        case .webSSOIdPInitiated:
+            start = ready.idp.unsolicited + "?providerId=" + formEncoded(ready.sp.entityID)
+            parameters["SP_URL"] = ready.sp.base
+        case .ecp:
+            start = ready.sp.secure
+            parameters["IDP_ECP_URL"] = ready.idp.ecp
+            parameters["SP_URL"] = ready.sp.base
+        case .httpBasic:
+            start = ready.auth.basic
+        case .httpDigest:
+            start = switch options.digestAlgorithm {
+            case "sha256": ready.auth.digestSHA256
+            case "any": ready.auth.digestAny
+            default: ready.auth.digestMD5
+            }
+        case .proxy:
+            start = switch options.proxyTarget {
+            case "sp": ready.sp.secure
+            case "cas-app": ready.cas.service
+            default: ready.auth.basic
+            }
+            parameters["PROXY_URL"] = ready.proxy.url
+            parameters["PROXY_USERNAME"] = ready.proxy.username
+            parameters["PROXY_PASSWORD"] = ready.proxy.password
+        case .casREST:
+            start = ready.cas.tickets
+            parameters["CAS_URL"] = ready.cas.base
+            parameters["CAS_SERVICE"] = options.service ?? ready.cas.service
+            parameters["CAS_VALIDATE_URL"] = ready.cas.p3ServiceValidate
+        case .casBrowser:
+            let service = options.service ?? ready.cas.service
+            start = options.service == nil ? ready.cas.service : ready.cas.login + "?service=" + formEncoded(service)
+            parameters["CAS_URL"] = ready.cas.base
+            parameters["CAS_SERVICE"] = service
+            parameters["CAS_VALIDATE_URL"] = ready.cas.p3ServiceValidate
+        case .adfsWSTrust:
+            start = options.wstrustVersion == "2005" ? ready.adfs.usernameMixed2005 : ready.adfs.usernameMixed13
+            parameters["ADFS_ENDPOINT"] = start
+            parameters["ADFS_APPLIES_TO"] = options.appliesTo ?? ready.sp.entityID
+            parameters["ADFS_MEX_URL"] = ready.adfs.mex
+            if let tokenType = options.tokenType { parameters["ADFS_TOKEN_TYPE"] = tokenType }
+        case .adfsPassive:
+            start = ready.adfs.idpInitiatedSignOn
+            parameters["ADFS_RELYING_PARTY"] = options.relyingParty ?? ready.sp.entityID
+            parameters["SP_URL"] = ready.sp.base
+        case .opdsSAML:
+            start = ready.cm.authenticationDocument
+            parameters["OPDS_AUTH_DOCUMENT"] = ready.cm.authenticationDocument
+            parameters["OPDS_CATALOG"] = ready.cm.catalog
+            parameters["OPDS_IDP_ENTITY_ID"] = options.opdsIdP == "adfs" ? ready.adfs.entityID : ready.idp.entityID
+            if let book = options.book { parameters["OPDS_BOOK"] = book }
+        case .replay:
+            start = ""
+        }
+        var url = start
+        if let path = scenario.startPath, let base = URL(string: start), let scheme = base.scheme, let host = base.host {
+            url = "\(scheme)://\(host)" + (base.port.map { ":\($0)" } ?? "") + path
+        }
+        if options.secondLogin == true { parameters["SECOND_LOGIN"] = "1" }
+        if let consent = options.consent { parameters["CONSENT"] = consent }
+        return ScenarioTarget(
+            id: scenario.id, flow: scenario.flow.rawValue, title: scenario.title, start: url,
+            username: user?.username, password: user?.password ?? known?.password,
+            secondFactorCode: user?.secondFactorCode ?? known?.secondFactorCode, parameters: parameters,
+            expect: scenario.expect, timeout: scenario.effectiveTimeout, seed: scenario.effectiveSeed,
+            checks: scenario.checks.map(\.id))
+    }
+
+    /// application/x-www-form-urlencoded value encoding (everything but unreserved characters).
+    static func formEncoded(_ value: String) -> String {
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import SAMLCore
+import Testing
+import TestSupport
+@testable import Harness
+
+/// `samlharness list` and `samlharness serve --scenario` as a user runs them.
+@Suite struct ScenarioCommandTests {
+    static let scenarios = SuiteFixture.repository.appendingPathComponent("Scenarios")
+    static let broken = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/broken")
+
+    @Test func listPrintsOneLinePerScenarioAndFilters() async throws {
+        let all = try await HarnessBinary.run(["list"])
+        #expect(all.status == 0, "\(all.stderr)")
+        let lines = all.stdout.split(separator: "\n")
+        let files = ScenarioCatalog.scenarioFiles(under: Self.scenarios)
+        #expect(lines.count == files.count)
+        let line = try #require(lines.first { $0.hasPrefix("web-sso.bad-password-loop ") })
+        #expect(line.contains(" web-sso "))
+        #expect(line.contains("bad-password"))
+        #expect(line.hasSuffix("A wrong password re-shows the Shibboleth login form forever; the client must stop"))
+
+        let negative = try await HarnessBinary.run(["list", "--filter", "tag:negative -flow:cas-rest", "--json"])
+        #expect(negative.status == 0)
+        let objects = try negative.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(!objects.isEmpty)
+        for object in objects {
+            #expect((object["tags"] as? [String])?.contains("negative") == true)
+            #expect(object["flow"] as? String != "cas-rest")
+            #expect(object["outcome"] as? String == "failure")
+        }
+        let glob = try await HarnessBinary.run(["list", "--filter", "web-sso.bad-*", "--count"])
+        #expect(glob.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+    }
+
+    @Test func listRefusesBrokenFilesWithFileAndLine() async throws {
+        let outcome = try await HarnessBinary.run(["list", Self.broken.path])
+        #expect(outcome.status == 2)
+        let unknown = Self.broken.appendingPathComponent("unknown-key.yaml").path
+        #expect(outcome.stderr.contains("error: \(unknown):6: unknown key `chekcs` (did you mean `checks`?)"))
+        #expect(outcome.stdout.isEmpty)
+        let usage = try await HarnessBinary.run(["list", "--filter", "flow:nope"])
+        #expect(usage.status == 2)
+        #expect(usage.stderr.contains("no flow `nope`"))
+    }
+
+    @Test func listChecksNamesEveryCheck() async throws {
+        let outcome = try await HarnessBinary.run(["list", "--checks"])
+        #expect(outcome.status == 0)
+        for id in CheckCatalog.ids {
+            #expect(outcome.stdout.contains(id + " "))
+        }
+    }
+
+    @Test func serveScenarioStartsItsProfileKnobsAndSeed() async throws {
+        let file = Self.scenarios.appendingPathComponent("web-sso/web-sso.response-unsigned.yaml").path
+        let serve = try ServeProcess(["--scenario", file, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        defer { serve.stop() }
+        #expect(serve.ready["profile"] as? String == "shibboleth")
+        #expect(serve.ready["knobs"] as? [String] == ["response-unsigned", "assertion-unsigned"])
+        let scenario = try #require(serve.ready["scenario"] as? [String: Any])
+        #expect(scenario["id"] as? String == "web-sso.response-unsigned")
+        #expect(scenario["flow"] as? String == "web-sso")
+        #expect(scenario["start"] as? String == serve.url("sp", "secure"))
+        #expect(scenario["username"] as? String == "alice")
+        #expect(scenario["password"] as? String == "correct horse+battery=staple&100% Ünïcødé")
+        #expect(scenario["seed"] as? Int == 1003)
+        #expect((scenario["expect"] as? [String: Any])?["error"] as? String == "signature")
+        let parameters = try #require(scenario["parameters"] as? [String: String])
+        #expect(parameters["IDP_ENTITY_ID"] == (serve.ready["idp"] as? [String: Any])?["entity_id"] as? String)
+    }
+
+    @Test func serveRefusesABrokenScenario() async throws {
+        let file = Self.broken.appendingPathComponent("bad-knob.yaml").path
+        let outcome = try await HarnessBinary.run(["serve", "--scenario", file])
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr.contains("\(file):11: `knobs[1]`: unknown knob `expird`"))
+        let both = try await HarnessBinary.run(["serve", "--scenario", file, "--profile", "cas"])
+        #expect(both.status == 2)
+        #expect(both.stderr.contains("--scenario sets the profile"))
+    }
+
+    @Test func serveWithSeedAndFrozenClockRepeatsTheSPsRequest() async throws {
+        // The SP's redirect carries an AuthnRequest whose ID and IssueInstant come from the
+        // seed and the clock: two runs with the same ones give the same request (ports
+        // aside, which differ between runs on port 0); another seed gives another ID.
+        func authnRequest(seed: String) async throws -> String {
+            let serve = try ServeProcess(["--profile", "shibboleth", "--seed", seed, "--clock", "2026-01-01T00:00:00Z",
+                                          "--freeze-clock", "--mockidp-dir", SuiteFixture.mockIdP.path])
+            defer { serve.stop() }
+            let browser = TestBrowser()
+            let page = try await browser.get(try #require(serve.url("sp", "secure")))
+            try await browser.shutdown()
+            let message = try RedirectBinding.decode(try #require(page.location))
+            return message.xmlString.replacingOccurrences(of: try #require(serve.url("idp", "base")), with: "IDP")
+                .replacingOccurrences(of: try #require(serve.url("sp", "base")), with: "SP")
+        }
+        let first = try await authnRequest(seed: "77")
+        let second = try await authnRequest(seed: "77")
+        let other = try await authnRequest(seed: "78")
+        #expect(first.contains("IssueInstant=\"2026-01-01T00:00:00Z\""))
+        #expect(first == second)
+        #expect(first != other)
+    }
+}

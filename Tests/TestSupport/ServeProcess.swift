@@ -1,0 +1,56 @@
+import Foundation
+
+/// `samlharness serve …` run as a user runs it: started, its ready line read and parsed,
+/// stopped with SIGTERM (and waited for) when the test is done.
+public final class ServeProcess: @unchecked Sendable {
+    public let process = Process()
+    public let ready: [String: Any]
+    private let stderr = Pipe()
+
+    public struct StartFailure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Starts `samlharness serve ARGUMENTS` and waits for its ready line (or its exit).
+    public init(_ arguments: [String]) throws {
+        process.executableURL = HarnessBinary.url
+        process.arguments = ["serve"] + arguments
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var buffer = Data()
+        let handle = stdout.fileHandleForReading
+        while !buffer.contains(UInt8(ascii: "\n")) {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+        }
+        guard let line = String(data: buffer, encoding: .utf8)?.split(separator: "\n").first,
+              let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            process.waitUntilExit()
+            let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw StartFailure(description: "serve exited \(process.terminationStatus) without a ready line: \(errors)")
+        }
+        ready = object
+    }
+
+    /// `ready[section][key]` as a string.
+    public func url(_ section: String, _ key: String) -> String? {
+        (ready[section] as? [String: Any])?[key] as? String
+    }
+
+    /// Sends SIGTERM, waits for the exit, returns the status and what went to stderr.
+    @discardableResult
+    public func stop() -> (status: Int32, stderr: String) {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, errors)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
