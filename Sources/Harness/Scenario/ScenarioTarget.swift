@@ -21,6 +21,12 @@ public struct ScenarioTarget: Codable, Sendable, Equatable {
     public var seed: UInt64
     public var checks: [String]
 
+    enum CodingKeys: String, CodingKey {
+        case id, flow, title, start, username, password
+        case secondFactorCode = "second_factor_code"
+        case parameters, expect, timeout, seed, checks
+    }
+
     /// Resolves `scenario` (not a replay) against the mocks' ready info and profile users.
     public static func resolve(_ scenario: Scenario, ready: ReadyInfo) -> ScenarioTarget {
         let user = scenario.user
