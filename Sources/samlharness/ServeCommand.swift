@@ -73,10 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The clock the mocks run on: starting at `start` (default now), frozen or running.
     static func makeClock(start: String?, frozen: Bool) -> any SAMLClock {
-        let origin = start.flatMap { try? SAMLDateTime.date(from: $0) }
-        if frozen { return FixedClock(origin ?? Date()) }
-        guard let origin else { return SystemClock() }
-        return OffsetClock(SystemClock(), offset: origin.timeIntervalSinceNow)
+        MockEnvironment.clock(start: start.flatMap { try? SAMLDateTime.date(from: $0) }, frozen: frozen)
     }
 
     func run() async throws {
@@ -156,8 +153,45 @@ struct ServeCommand: AsyncParsableCommand {
     /// Serves a replay scenario's recording (no mocks): one loopback listener per recorded
     /// origin, the ready line naming them and the replayed start URL.
     func serveReplay(_ scenario: Scenario, directory: URL, started: ContinuousClock.Instant, logger: Logger) async throws {
-        FileHandle.standardError.write(Data("error: replay scenarios cannot be served by this build yet\n".utf8))
-        throw ExitCode(2)
+        let clock = Self.makeClock(start: clock ?? scenario.clock?.start, frozen: freezeClock || scenario.clock?.frozen == true)
+        let session: ReplaySession
+        do {
+            session = try await ReplaySession.start(scenario: scenario, host: host, mockIdPDirectory: directory,
+                                                    clock: clock, ids: SeededIDGenerator(seed: seed ?? scenario.effectiveSeed),
+                                                    logger: logger)
+        } catch let error as ReplayError {
+            FileHandle.standardError.write(Data("error: \(scenario.source?.file ?? scenario.id): \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        var target = ScenarioTarget.resolve(scenario, ready: nil)
+        target.start = session.startURL
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let ready = ReplayReadyLine(replay: session.readyInfo, scenario: target,
+                                    startupMilliseconds: (milliseconds * 10).rounded() / 10)
+        FileHandle.standardOutput.write(try encoder.encode(ready) + Data("\n".utf8))
+        let signal = await Self.waitForTermination()
+        logger.notice("\(signal): stopping")
+        await session.stop()
+        if let harOut {
+            try session.log.harJSON().write(to: URL(fileURLWithPath: harOut))
+            logger.notice("wrote \(session.log.entries.count) exchanges to \(harOut)")
+        }
+    }
+
+    /// The ready line of a replayed recording: the recorded origins and where they listen now.
+    struct ReplayReadyLine: Encodable {
+        var event = "ready"
+        let replay: ReplayReadyInfo
+        let scenario: ScenarioTarget
+        let startupMilliseconds: Double
+
+        enum CodingKeys: String, CodingKey {
+            case event, replay, scenario
+            case startupMilliseconds = "startup_ms"
+        }
     }
 
     /// Reads SP metadata from a file or an http(s) URL.

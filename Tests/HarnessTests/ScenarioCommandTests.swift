@@ -104,4 +104,33 @@ import TestSupport
         #expect(first == second)
         #expect(first != other)
     }
+
+    @Test func serveReplaysARecordedScenarioAndExportsItsTraffic() async throws {
+        let file = Self.scenarios.appendingPathComponent("recorded/shibboleth-login.yaml").path
+        let har = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: har) }
+        let serve = try ServeProcess(["--scenario", file, "--har-out", har.path, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        let replay = try #require(serve.ready["replay"] as? [String: Any])
+        let origins = try #require(replay["origins"] as? [String: String])
+        #expect(Set(origins.keys) == ["https://sp.example.org", "https://idp.example.edu"])
+        let start = try #require(serve.url("scenario", "start"))
+        #expect(start == replay["start"] as? String)
+        #expect(start.hasPrefix("http://127.0.0.1:") && start.hasSuffix("/secure"))
+        // A client completes the login against the replay alone (no mocks are running).
+        let browser = TestBrowser()
+        let (acs, final) = try await RecordedSupport.login(browser, start: start)
+        try await browser.shutdown()
+        #expect(acs.status == 302)
+        #expect(final.status == 200)
+        #expect(final.body.contains("Protected resource /secure"))
+        let stopped = serve.stop()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        // The session's traffic, as HAR 1.2 for a bug report, with the replay's verdicts.
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any])
+        let entries = try #require((document["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        #expect(entries.count >= 8)
+        let annotations = entries.compactMap { $0["_annotations"] as? [String: String] }
+        #expect(annotations.contains { $0["replay.acs"] == "valid" })
+    }
 }
+

@@ -27,9 +27,17 @@ public struct ScenarioTarget: Codable, Sendable, Equatable {
         case parameters, expect, timeout, seed, checks
     }
 
-    /// Resolves `scenario` (not a replay) against the mocks' ready info and profile users.
-    public static func resolve(_ scenario: Scenario, ready: ReadyInfo) -> ScenarioTarget {
+    /// Resolves `scenario` against the mocks' ready info and profile users. A replay
+    /// scenario has no mocks (`ready` nil): its start is the replay session's.
+    public static func resolve(_ scenario: Scenario, ready: ReadyInfo?) -> ScenarioTarget {
         let user = scenario.user
+        guard let ready else {
+            return ScenarioTarget(
+                id: scenario.id, flow: scenario.flow.rawValue, title: scenario.title, start: "",
+                username: user?.username, password: user?.password, secondFactorCode: user?.secondFactorCode,
+                parameters: [:], expect: scenario.expect, timeout: scenario.effectiveTimeout,
+                seed: scenario.effectiveSeed, checks: scenario.checks.map(\.id))
+        }
         let known = ready.users.first { $0.username == user?.username }
         var parameters: [String: String] = [
             "IDP_ENTITY_ID": ready.idp.entityID,

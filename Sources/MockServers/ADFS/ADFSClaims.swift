@@ -44,13 +44,15 @@ enum ADFSClaims {
         if released == nil || released?.contains("upn") == true {
             claims[upn] = [upn(of: user)]
         }
-        for (attribute, values) in user.attributes where released?.contains(attribute) ?? true {
+        // By attribute name: two attributes can map to one claim type (`cn`, `displayName`),
+        // and their values must come out in the same order on every run.
+        for (attribute, values) in user.attributes.sorted(by: { $0.key < $1.key }) where released?.contains(attribute) ?? true {
             guard !missing.contains(attribute) else { continue }
             let type = claimType(for: attribute)
             if type == upn { continue }
             claims[type, default: []] += values
         }
-        for (attribute, values) in rp.extraAttributes {
+        for (attribute, values) in rp.extraAttributes.sorted(by: { $0.key < $1.key }) {
             claims[claimType(for: attribute), default: []] += values
         }
         return claims.filter { !missing.contains($0.key) && !$0.value.isEmpty }

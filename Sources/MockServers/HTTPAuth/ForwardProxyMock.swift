@@ -162,9 +162,13 @@ public struct ForwardProxyMock: MockHandler {
                           message: "The proxy could not get an answer from \(upstream.authority): \(error).")
         }
         let answerTokens = Self.connectionOptions(answer.headers)
+        // `Date` is not relayed into the answer: the proxy's listener writes its own over it
+        // (Hummingbird sets `Date` on every response), so the origin's would be recorded in
+        // the traffic log without ever reaching the client — and would make the log differ
+        // between two otherwise identical runs.
         var relayed = answer.headers.filter { field in
             let name = field.name.lowercased()
-            return !Self.hopByHopFields.contains(name) && !answerTokens.contains(name) && name != "via"
+            return !Self.hopByHopFields.contains(name) && !answerTokens.contains(name) && name != "via" && name != "date"
         }
         relayed.append(("Via", Self.appendVia(answer.headers.filter { $0.name.lowercased() == "via" }.map(\.value))))
         return MockResponse(status: answer.status, headers: relayed, body: answer.body,

@@ -15,7 +15,8 @@ public struct LoadedProfile: Sendable {
     /// `encrypt-wrong-key`).
     public let otherKey: PrivateKey
     public let otherCertificate: Certificate
-    /// The IdP's own key under a certificate that expired a year ago (`expired-certificate`).
+    /// The IdP's own key under a certificate that expired long ago (`expired-certificate`):
+    /// valid through the year 2000, so its bytes never depend on when the profile was loaded.
     public let expiredIdPCertificate: Certificate
     public let templates: PageTemplates
     /// SPs the IdP trusts, from the profile's `sp_metadata` (and `serve --sp-metadata`).
@@ -112,7 +113,7 @@ public struct LoadedProfile: Sendable {
         self.otherCertificate = try certificate("../keys/attacker-cert.pem", "attacker certificate (MockIdP/keys/attacker-cert.pem)")
         self.expiredIdPCertificate = try KeyGenerator.selfSignedCertificate(
             for: idpKey, commonName: "expired.idp.example.org",
-            notBefore: Date().addingTimeInterval(-2 * 365 * 86400), days: 365)
+            notBefore: Self.expiredCertificateNotBefore, days: 366)
         self.templates = try PageTemplates.load(profile.templates, directory: profile.directory)
         var metadata: [EntityDescriptor] = []
         for path in profile.idp.spMetadata {
@@ -120,6 +121,10 @@ public struct LoadedProfile: Sendable {
         }
         self.spMetadata = metadata
     }
+
+    /// 2000-01-01T00:00:00Z: a fixed start (not the load time), so the expired certificate —
+    /// and every metadata document and signature carrying it — is the same on every run.
+    static let expiredCertificateNotBefore = Date(timeIntervalSince1970: 946_684_800)
 
     /// Reads SP metadata: an EntityDescriptor or an EntitiesDescriptor.
     public static func readMetadata(_ url: URL) throws -> [EntityDescriptor] {

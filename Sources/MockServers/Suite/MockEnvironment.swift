@@ -32,6 +32,31 @@ public final class MockEnvironment: Sendable {
         self.logger = logger
     }
 
+    /// An environment that runs reproducibly: IDs from a ``SeededIDGenerator`` seeded with
+    /// `seed`, the clock from ``clock(start:frozen:)`` (a scenario's `seed` and
+    /// `clock: {start, frozen}`).
+    public convenience init(profile: LoadedProfile, seed: UInt64, clockStart: Date? = nil, frozen: Bool = true,
+                            spMetadata: [EntityDescriptor] = [], logger: Logger = Logger(label: "samlharness.mocks")) {
+        self.init(profile: profile, clock: Self.clock(start: clockStart, frozen: frozen), ids: SeededIDGenerator(seed: seed),
+                  spMetadata: spMetadata, logger: logger)
+    }
+
+    /// The clock a scenario's `clock: {start, frozen}` asks for:
+    /// - frozen: always `start` (the current time, to the second, when `start` is nil) —
+    ///   what byte-for-byte reproducibility needs;
+    /// - running from `start`: the system clock moved so that it reads `start` now;
+    /// - running, no `start`: the system clock.
+    ///
+    /// The control API's `POST /clock` still moves a frozen clock (``advanceClock(by:)``).
+    /// `now` is the current time (a parameter so tests can fix it).
+    public static func clock(start: Date?, frozen: Bool, now: Date = Date()) -> any SAMLClock {
+        switch (start, frozen) {
+        case (let start, true): FixedClock(start ?? SAMLDateTime.truncated(now))
+        case (let start?, false): OffsetClock(SystemClock(), offset: start.timeIntervalSince(now))
+        case (nil, false): SystemClock()
+        }
+    }
+
     public var profile: LoadedProfile { state.withLock { $0.profile } }
 
     /// Moves the mocks' clock by `seconds` (tickets, tokens, assertions all see it).

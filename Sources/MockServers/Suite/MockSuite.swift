@@ -48,7 +48,10 @@ public final class MockSuite: Sendable {
                              log: TrafficLog = TrafficLog(), mockIdPDirectory: URL? = nil) async throws -> MockSuite {
         let idp = MockIdP(environment: environment)
         let sp = MockSP(environment: environment)
-        let auth = HTTPAuthMock(users: environment.profile.profile.users)
+        // Digest nonces and opaque values come from the suite's ID generator and clock, so a
+        // seeded suite under a frozen clock hands out the same ones on every run.
+        let auth = HTTPAuthMock(users: environment.profile.profile.users, seed: environment.ids.next(),
+                                now: { environment.clock.now() })
         let proxy = ForwardProxyMock()
         let cas = CASServer(environment: environment)
         let adfs = ADFSServer(environment: environment)
@@ -75,6 +78,25 @@ public final class MockSuite: Sendable {
         let environment = MockEnvironment(profile: profile, clock: clock, ids: ids, spMetadata: spMetadata, logger: logger)
         return try await start(environment: environment, host: host, basePort: basePort,
                                mockIdPDirectory: mockIdPDirectory ?? profile.profile.directory?.deletingLastPathComponent())
+    }
+
+    /// Loads `profile` and starts the mocks reproducibly: IDs, tickets, tokens, nonces and
+    /// session keys from a ``SeededIDGenerator`` seeded with `seed`, timestamps from the clock
+    /// ``MockEnvironment/clock(start:frozen:)`` makes. Two suites started with the same seed,
+    /// a frozen clock at the same instant and the same `basePort` (not 0: ports appear in
+    /// URLs) answer the same sequence of requests with the same bytes (see docs/determinism.md).
+    ///
+    /// ```swift
+    /// let suite = try await MockSuite.start(profile: profile, basePort: 18080, seed: 42,
+    ///                                       clockStart: try SAMLDateTime.date(from: "2026-01-01T00:00:00Z"))
+    /// ```
+    public static func start(profile: LoadedProfile, host: String = "127.0.0.1", basePort: Int = 0,
+                             spMetadata: [EntityDescriptor] = [], seed: UInt64, clockStart: Date? = nil,
+                             frozen: Bool = true, mockIdPDirectory: URL? = nil,
+                             logger: Logger = Logger(label: "samlharness.mocks")) async throws -> MockSuite {
+        try await start(profile: profile, host: host, basePort: basePort, spMetadata: spMetadata,
+                        clock: MockEnvironment.clock(start: clockStart, frozen: frozen), ids: SeededIDGenerator(seed: seed),
+                        mockIdPDirectory: mockIdPDirectory, logger: logger)
     }
 
     public func stop() async {

@@ -1,0 +1,67 @@
+import Foundation
+
+extension RecordedChain {
+    /// What a schema cannot check: every template parses, every placeholder names a variable
+    /// or a message, every entry's origin and every binding's entry exist. Empty when the chain
+    /// can be replayed. Each problem names the entry, message or variable.
+    public func problems() -> [String] {
+        var problems: [String] = []
+        if entries.isEmpty { problems.append("`entries` is empty: there is nothing to replay") }
+        let originNames = origins.map(\.name)
+        if Set(originNames).count != originNames.count { problems.append("two origins have the same name") }
+        if Set(origins.map(\.url)).count != origins.count { problems.append("two origins have the same url") }
+        for origin in origins where RecordedURL(origin.url) == nil {
+            problems.append("origin \(origin.name): `\(origin.url)` is not an http(s) origin")
+        }
+        let variableNames = Set(variables.map(\.name))
+        let messageNames = Set(messages.map(\.name))
+        let numbers = Set(entries.map(\.number))
+        func check(_ template: String, _ place: String) {
+            do {
+                for segment in try ReplayTemplate.parse(template) {
+                    guard case .placeholder(let placeholder) = segment else { continue }
+                    if let message = placeholder.messageName {
+                        if !messageNames.contains(message) { problems.append("\(place): no message `\(message)`") }
+                        if placeholder.filter != nil, placeholder.filter != .redirect, placeholder.filter != .base64 {
+                            problems.append("\(place): a message takes the filter `redirect` or `base64`")
+                        }
+                    } else if !variableNames.contains(placeholder.name) {
+                        problems.append("\(place): no variable `\(placeholder.name)`")
+                    }
+                }
+            } catch {
+                problems.append("\(place): \(error)")
+            }
+        }
+        if let startURL { check(startURL, "start_url") }
+        for entry in entries {
+            if !originNames.contains(entry.origin) { problems.append("entry \(entry.number): no origin "
+                + "`\(entry.origin)`") }
+            for header in entry.response.headers { check(header.value, "entry \(entry.number) header \(header.name)") }
+            if entry.response.bodyBase64 == true {
+                if let body = entry.response.body, Data(base64Encoded: body) == nil {
+                    problems.append("entry \(entry.number): body_base64 is set but the body is not base64")
+                }
+            } else if let body = entry.response.body {
+                check(body, "entry \(entry.number) body")
+            }
+            if let carried = entry.request.carries, !messageNames.contains(carried) {
+                problems.append("entry \(entry.number): carries an unknown message `\(carried)`")
+            }
+        }
+        if Set(entries.map(\.number)).count != entries.count { problems.append("two entries have the same number") }
+        for message in messages {
+            check(message.xml, "message \(message.name)")
+            if let relay = message.relayState { check(relay, "message \(message.name) relay_state") }
+        }
+        for variable in variables {
+            for binding in variable.bind ?? [] where !numbers.contains(binding.entry) {
+                problems.append("variable \(variable.name): binds from entry \(binding.entry), which does not exist")
+            }
+            if variable.kind == .time, variable.offset == nil {
+                problems.append("variable \(variable.name): a `time` variable needs an `offset`")
+            }
+        }
+        return problems
+    }
+}

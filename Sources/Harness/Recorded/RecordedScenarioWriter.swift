@@ -1,0 +1,63 @@
+import Foundation
+import Yams
+
+/// Writes the `replay` scenario of an imported chain: a complete scenario (id, title,
+/// description, tags, checks, seed) with the chain under `replay:`, as YAML a person can read
+/// and edit — multi-line bodies and XML as literal blocks (`|`), Unicode unescaped.
+public enum RecordedScenarioWriter {
+    /// The checks a replay scenario runs.
+    public static let checks = ["flow.resource-obtained", "encoding.samlresponse-intact", "flow.cookies-kept"]
+
+    /// The scenario around `chain`.
+    public static func scenario(for chain: RecordedChain, id: String, redacted: Bool) -> Scenario {
+        let hosts = chain.origins.map { RecordedURL($0.url)?.host ?? $0.url }
+        let idp = chain.origins.first { $0.role == .idp }.flatMap { RecordedURL($0.url)?.host }
+        let start = chain.origins.first.flatMap { RecordedURL($0.url)?.host } ?? "recorded"
+        var title = "Recorded login at \(start)" + (idp.map { " via \($0)" } ?? "")
+        if title.count > 120 { title = String(title.prefix(117)) + "…" }
+        let format = chain.source.format == .har ? "a browser HAR" : "a SAML-tracer export"
+        var description = "Imported by `samlharness import-har` from \(format) (\(chain.source.file)"
+        description += chain.source.creator.map { ", written by \($0)" } ?? ""
+        description += ") on \(chain.source.imported)"
+        description += chain.source.recorded.map { "; recorded \($0)" } ?? ""
+        description += ". \(chain.entries.count) exchanges over \(hosts.joined(separator: ", ")), replayed live "
+            + "on loopback"
+        description += chain.resign ? ", SAML Responses re-timed and re-signed with the harness test key." : "."
+        if redacted { description += " Passwords, tokens, cookie values, session IDs and personal attributes "
+            + "were redacted." }
+        var tags = ["recorded", chain.source.format == .har ? "har" : "saml-tracer"]
+        if redacted { tags.append("redacted") }
+        if chain.messages.contains(where: { $0.kind == .response }) { tags.append("web-sso") }
+        tags.append("positive")
+        return Scenario(
+            id: id, title: title, description: description, tags: tags, flow: .replay,
+            expect: .init(outcome: .success, reason: "the recorded login completed; the replay answers the same way"),
+            checks: checks.map { CheckUse(id: $0) }, seed: seed(for: id), replay: chain)
+    }
+
+    /// A stable seed from the scenario id (FNV-1a 64, within JSON's exact integer range).
+    static func seed(for id: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in "recorded:\(id)".utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return hash & 0x1F_FFFF_FFFF_FFFF
+    }
+
+    /// The scenario as YAML.
+    public static func yaml(_ scenario: Scenario) throws -> String {
+        let encoder = YAMLEncoder()
+        encoder.options.allowUnicode = true
+        encoder.options.newLineScalarStyle = .literal
+        encoder.options.width = -1
+        encoder.options.indent = 2
+        let header = """
+        # A recorded chain, imported by `samlharness import-har`; replay it with
+        # `samlharness serve --scenario FILE`. The format is described in docs/recorded-chains.md:
+        # ⟦name⟧ is a placeholder (`⟦⟦` is a literal `⟦`); recorded origins are rewritten at replay.
+
+        """
+        return header + (try encoder.encode(scenario))
+    }
+}
