@@ -225,32 +225,17 @@ import Testing
     /// against its ready line, stops it with SIGTERM and reads the HAR it wrote; nil when it
     /// could not bind its ports.
     static func serveAndRecord(port: Int, har: URL) async throws -> [HAR.Entry]? {
-        let process = Process()
-        process.executableURL = ServeCommandTests.binary
-        process.arguments = ["serve", "--profile", "shibboleth", "--port", String(port), "--seed", String(seed),
-                             "--clock", SAMLDateTime.string(from: instant), "--freeze-clock", "--har-out", har.path,
-                             "--mockidp-dir", SuiteFixture.mockIdP.path]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = Pipe()
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        var buffer = Data()
-        let handle = stdout.fileHandleForReading
-        while !buffer.contains(UInt8(ascii: "\n")) {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-        }
-        guard let line = String(decoding: buffer, as: UTF8.self).split(separator: "\n").first else {
-            process.waitUntilExit()
+        let serve: ServeProcess
+        do {
+            serve = try ServeProcess(["--profile", "shibboleth", "--port", String(port), "--seed", String(seed),
+                                      "--clock", SAMLDateTime.string(from: instant), "--freeze-clock", "--har-out", har.path,
+                                      "--mockidp-dir", SuiteFixture.mockIdP.path])
+        } catch is ServeProcess.StartFailure {
             return nil  // exited before the ready line: a port was taken
         }
-        let info = try JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8))
+        let info = try JSONDecoder().decode(ReadyInfo.self, from: Data(serve.readyLine.utf8))
         try await DeterminismScript.run(info, clock: instant)
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(serve.stop().status == 0)
         return try JSONDecoder().decode(HAR.self, from: Data(contentsOf: har)).log.entries
     }
 }

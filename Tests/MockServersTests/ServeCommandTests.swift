@@ -10,26 +10,10 @@ import FoundationNetworking
     static var binary: URL { HarnessBinary.url }
 
     @Test func printsOneReadyLineAndStopsOnSIGTERM() async throws {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--profile", "shibboleth-basic", "--knob", "wrong-audience",
-                             "--mockidp-dir", SuiteFixture.mockIdP.path]
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        // Read the first line (the ready line) as it arrives.
-        var buffer = Data()
-        let handle = stdout.fileHandleForReading
-        while !buffer.contains(UInt8(ascii: "\n")) {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-        }
-        let line = try #require(String(data: buffer, encoding: .utf8)?.split(separator: "\n").first)
-        let ready = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let serve = try ServeProcess(["--profile", "shibboleth-basic", "--knob", "wrong-audience",
+                                      "--mockidp-dir", SuiteFixture.mockIdP.path])
+        defer { serve.stop() }
+        let ready = serve.ready
         #expect(ready["event"] as? String == "ready")
         #expect(ready["profile"] as? String == "shibboleth-basic")
         #expect(ready["knobs"] as? [String] == ["wrong-audience"])
@@ -56,9 +40,7 @@ import FoundationNetworking
             #expect((answer as? HTTPURLResponse)?.statusCode == 200, "\(target)")
             #expect(String(decoding: body, as: UTF8.self).contains(expected), "\(target)")
         }
-        process.terminate()  // SIGTERM
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(serve.stop().status == 0)  // SIGTERM
     }
 
     @Test func anUnknownProfileExitsTwoNamingIt() throws {

@@ -5,6 +5,8 @@ import Foundation
 public final class ServeProcess: @unchecked Sendable {
     public let process = Process()
     public let ready: [String: Any]
+    /// The ready line as printed.
+    public let readyLine: String
     private let stderr = Pipe()
 
     public struct StartFailure: Error, CustomStringConvertible {
@@ -34,6 +36,7 @@ public final class ServeProcess: @unchecked Sendable {
             throw StartFailure(description: "serve exited \(process.terminationStatus) without a ready line: \(errors)")
         }
         ready = object
+        readyLine = String(line)
     }
 
     /// `ready[section][key]` as a string.
