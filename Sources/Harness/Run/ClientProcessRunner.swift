@@ -1,0 +1,189 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs a client under test as a child in a process group of its own, so a timeout stops it
+/// and everything it forked: SIGTERM to the group, then SIGKILL after a grace period.
+/// Output is kept bounded (the last `outputLimit` bytes of each stream).
+public struct ClientProcessRunner: Sendable {
+    public struct Outcome: Sendable, Equatable {
+        /// The exit status (or 128 + signal when killed by one); nil when it could not start.
+        public var status: Int32?
+        public var timedOut: Bool
+        public var stdout: String
+        public var stderr: String
+        /// Why it could not start, when it could not.
+        public var launchError: String?
+        public var seconds: Double
+        /// Why it was stopped before its timeout (``run(command:directory:environment:timeout:stop:)``).
+        public var stopped: String?
+    }
+
+    public var outputLimit = 64 * 1024
+    public var grace: TimeInterval = 2
+
+    public init() {}
+
+    /// Runs `/bin/sh -c command` in `directory` with exactly `environment`, for at most
+    /// `timeout` seconds.
+    /// `stop`, polled while it runs, ends it early with a reason (e.g. it floods the mocks).
+    public func run(command: String, directory: String?, environment: [String: String],
+                    timeout: TimeInterval, stop: @escaping @Sendable () -> String? = { nil }) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(returning: runBlocking(command: command, directory: directory,
+                                                           environment: environment, timeout: timeout, stop: stop))
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    func runBlocking(command: String, directory: String?, environment: [String: String], timeout: TimeInterval,
+                     stop: @Sendable () -> String? = { nil }) -> Outcome {
+        let started = Date()
+        var outPipe: [Int32] = [0, 0]
+        var errPipe: [Int32] = [0, 0]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
+            return Outcome(status: nil, timedOut: false, stdout: "", stderr: "", launchError: "pipe: \(String(cString: strerror(errno)))", seconds: 0, stopped: nil)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        for fd in [outPipe[0], outPipe[1], errPipe[0], errPipe[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+
+        // The shell changes directory itself so a missing directory is a clear error.
+        let script = directory.map { "cd \(Self.shellQuoted($0)) || exit 127; \(command)" } ?? command
+        let argv = ["/bin/sh", "-c", script]
+        let envp = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let spawned = Self.withCStrings(argv) { cArgv in
+            Self.withCStrings(envp) { cEnvp in
+                posix_spawn(&pid, "/bin/sh", &actions, &attributes, cArgv, cEnvp)
+            }
+        }
+        close(outPipe[1])
+        close(errPipe[1])
+        guard spawned == 0 else {
+            close(outPipe[0])
+            close(errPipe[0])
+            return Outcome(status: nil, timedOut: false, stdout: "", stderr: "",
+                           launchError: "cannot start /bin/sh: \(String(cString: strerror(spawned)))", seconds: 0, stopped: nil)
+        }
+        let limit = outputLimit
+        let stdoutReader = BoundedReader(fd: outPipe[0], limit: limit)
+        let stderrReader = BoundedReader(fd: errPipe[0], limit: limit)
+        stdoutReader.start()
+        stderrReader.start()
+
+        var status: Int32 = 0
+        var timedOut = false
+        var stopped: String?
+        let deadline = started.addingTimeInterval(timeout)
+        var killedAt: Date?
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid { break }
+            if result < 0 && errno != EINTR { break }
+            let now = Date()
+            if killedAt == nil, let reason = stop() {
+                stopped = reason
+                kill(-pid, SIGTERM)
+                killedAt = now
+            } else if killedAt == nil, now >= deadline {
+                timedOut = true
+                kill(-pid, SIGTERM)
+                killedAt = now
+            } else if let killedAt, now.timeIntervalSince(killedAt) >= grace {
+                kill(-pid, SIGKILL)
+            }
+            usleep(10_000)
+        }
+        // The leader is gone; stop whatever it left behind in its group.
+        kill(-pid, SIGKILL)
+        let out = stdoutReader.finish(deadline: Date().addingTimeInterval(grace))
+        let err = stderrReader.finish(deadline: Date().addingTimeInterval(grace))
+        let exit: Int32 = Self.exited(status) ? Self.exitStatus(status) : 128 + Self.termSignal(status)
+        return Outcome(status: exit, timedOut: timedOut, stdout: out, stderr: err, launchError: nil,
+                       seconds: Date().timeIntervalSince(started), stopped: stopped)
+    }
+
+    static func exited(_ status: Int32) -> Bool { status & 0x7F == 0 }
+    static func exitStatus(_ status: Int32) -> Int32 { (status >> 8) & 0xFF }
+    static func termSignal(_ status: Int32) -> Int32 { status & 0x7F }
+
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        pointers.append(nil)
+        defer { pointers.forEach { free($0) } }
+        return body(pointers)
+    }
+}
+
+/// Drains a pipe on its own thread, keeping the last `limit` bytes.
+final class BoundedReader: @unchecked Sendable {
+    private let fd: Int32
+    private let limit: Int
+    private var buffer: [UInt8] = []
+    private var dropped = 0
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+
+    init(fd: Int32, limit: Int) {
+        self.fd = fd
+        self.limit = limit
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                lock.withLock {
+                    buffer.append(contentsOf: chunk[0..<count])
+                    if buffer.count > limit {
+                        dropped += buffer.count - limit
+                        buffer.removeFirst(buffer.count - limit)
+                    }
+                }
+            }
+            close(fd)
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// The text read (waiting at most until `deadline` for the writers to close the pipe —
+    /// a grandchild that escaped the group could hold it open).
+    func finish(deadline: Date) -> String {
+        _ = done.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow))
+        return lock.withLock {
+            let text = String(decoding: buffer, as: UTF8.self)
+            return dropped > 0 ? "[… \(dropped) bytes dropped]\n" + text : text
+        }
+    }
+}

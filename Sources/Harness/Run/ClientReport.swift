@@ -1,0 +1,78 @@
+import Foundation
+
+/// What a client under test writes to `SAMLH_RESULT_FILE`: its claim (`outcome`), the error it
+/// reports, and the payload it obtained (`resource`). The runner never takes the claim as the
+/// verdict: success means the truth the mocks know appears in `resource`.
+public struct ClientReport: Codable, Sendable, Equatable {
+    public var outcome: String?
+    public var error: String?
+    public var resource: String?
+    public var details: [String: String]?
+
+    public init(outcome: String? = nil, error: String? = nil, resource: String? = nil, details: [String: String]? = nil) {
+        self.outcome = outcome
+        self.error = error
+        self.resource = resource
+        self.details = details
+    }
+
+    /// The largest result file read.
+    public static let maxBytes = 16 * 1024 * 1024
+
+    /// Reads the result file; nil and a reason when it is missing or not the expected JSON.
+    public static func read(_ url: URL) -> (ClientReport?, String?) {
+        guard let handle = try? FileHandle(forReadingFrom: url) else {
+            return (nil, "the client wrote no result file (\(url.lastPathComponent))")
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: maxBytes + 1)) ?? Data()
+        guard data.count <= maxBytes else { return (nil, "the result file is larger than \(maxBytes) bytes") }
+        guard !data.isEmpty else { return (nil, "the result file is empty") }
+        do {
+            return (try JSONDecoder().decode(ClientReport.self, from: data), nil)
+        } catch DecodingError.dataCorrupted(let context) {
+            return (nil, "the result file is not JSON: \(context.underlyingError.map { "\($0)" } ?? context.debugDescription)")
+        } catch {
+            return (nil, "the result file does not match {outcome, error, resource, details}: \(error)")
+        }
+    }
+}
+
+/// What running the client for one scenario gave: its exit, output, report, and what went wrong
+/// on the harness's side of it (could not start, timed out, no result file).
+public struct ClientExecution: Sendable, Equatable {
+    public var status: Int32?
+    public var timedOut: Bool
+    public var stdout: String
+    public var stderr: String
+    public var report: ClientReport?
+    /// Why the report is missing or unreadable.
+    public var reportProblem: String?
+    public var launchError: String?
+    public var seconds: Double
+    /// Why the runner stopped it before its timeout (it flooded the mocks…).
+    public var stopped: String?
+
+    public init(status: Int32?, timedOut: Bool, stdout: String = "", stderr: String = "", report: ClientReport?,
+                reportProblem: String? = nil, launchError: String? = nil, seconds: Double, stopped: String? = nil) {
+        self.stopped = stopped
+        self.status = status
+        self.timedOut = timedOut
+        self.stdout = stdout
+        self.stderr = stderr
+        self.report = report
+        self.reportProblem = reportProblem
+        self.launchError = launchError
+        self.seconds = seconds
+    }
+
+    /// Whether the client says it succeeded (exit 0, and its report does not say otherwise).
+    public var claimsSuccess: Bool {
+        status == 0 && !timedOut && (report?.outcome.map { $0.lowercased() == "success" } ?? true)
+    }
+
+    /// Everything the client said about an error: the report's error, then stderr and stdout.
+    public var errorText: String {
+        [report?.error ?? "", stderr, stdout].joined(separator: "\n")
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import MockServers
+
+/// Judges a run against the scenario's `expect`, from the truth the mocks know — never from
+/// the client's claim: `flow.resource-obtained`, `flow.failure-reported` and
+/// `flow.no-false-success`. Every other check a scenario names is reported as
+/// `not-evaluated` by this build.
+public enum ExpectationJudge {
+    /// The checks this build evaluates.
+    public static let evaluated: Set<String> = ["flow.resource-obtained", "flow.failure-reported", "flow.no-false-success"]
+
+    public static func verdicts(scenario: Scenario, execution: ClientExecution, truth: Truth) -> [Verdict] {
+        var uses = scenario.checks
+        // The expectation is always judged, named or not.
+        let implied = scenario.expect.outcome == .success ? "flow.resource-obtained" : "flow.failure-reported"
+        if !uses.contains(where: { $0.id == implied }) { uses.insert(CheckUse(id: implied), at: 0) }
+        if !uses.contains(where: { $0.id == "flow.no-false-success" }) { uses.append(CheckUse(id: "flow.no-false-success")) }
+        return uses.map { use in
+            switch use.id {
+            case "flow.resource-obtained": resourceObtained(use, execution, truth)
+            case "flow.failure-reported": failureReported(use, scenario, execution, truth)
+            case "flow.no-false-success": noFalseSuccess(use, execution, truth)
+            default:
+                Verdict(check: use.id, level: use.level, status: .notEvaluated,
+                        reason: "this build does not evaluate `\(use.id)` yet")
+            }
+        }
+    }
+
+    static func resourceObtained(_ use: CheckUse, _ execution: ClientExecution, _ truth: Truth) -> Verdict {
+        if let token = truth.found(in: execution.report?.resource) {
+            return Verdict(check: use.id, level: use.level, status: .pass,
+                           reason: "the client's resource holds the \(token.kind) the mocks issued",
+                           evidence: [Evidence(exchange: token.exchange, detail: token.kind, excerpt: token.value)])
+        }
+        var evidence = truth.tokens.prefix(3).map { Evidence(exchange: $0.exchange, detail: "issued \($0.kind)", excerpt: $0.value) }
+        evidence.append(Evidence(detail: "the client's resource", excerpt: excerpt(execution.report?.resource)))
+        let reason = truth.tokens.isEmpty
+            ? "the mocks never issued the resource (no secret, ticket validation, book or token in the traffic)"
+            : "none of the \(truth.tokens.count) value(s) the mocks issued appears in the client's resource"
+        return Verdict(check: use.id, level: use.level, status: .fail,
+                       reason: reason + (execution.reportProblem.map { "; \($0)" } ?? ""), evidence: evidence)
+    }
+
+    static func failureReported(_ use: CheckUse, _ scenario: Scenario, _ execution: ClientExecution,
+                                _ truth: Truth) -> Verdict {
+        if let token = truth.found(in: execution.report?.resource) {
+            return Verdict(check: use.id, level: use.level, status: .fail,
+                           reason: "the client obtained the resource (\(token.kind)) where it had to fail",
+                           evidence: [Evidence(exchange: token.exchange, detail: token.kind, excerpt: token.value)])
+        }
+        if execution.claimsSuccess {
+            return Verdict(check: use.id, level: use.level, status: .fail,
+                           reason: "the client reported success; it had to fail naming `\(scenario.expect.error ?? "")`",
+                           evidence: [Evidence(detail: "exit status \(execution.status.map(String.init) ?? "none")",
+                                               excerpt: excerpt(execution.report?.outcome))])
+        }
+        let words = (scenario.expect.error ?? "").lowercased()
+        guard execution.errorText.lowercased().contains(words) else {
+            return Verdict(check: use.id, level: use.level, status: .fail,
+                           reason: "the client failed, but its error does not name `\(scenario.expect.error ?? "")`",
+                           evidence: [Evidence(detail: "the client's error", excerpt: excerpt(execution.report?.error ?? execution.stderr))])
+        }
+        return Verdict(check: use.id, level: use.level, status: .pass,
+                       reason: "the client stopped and named `\(scenario.expect.error ?? "")`",
+                       evidence: [Evidence(detail: "the client's error", excerpt: excerpt(execution.report?.error ?? execution.stderr))])
+    }
+
+    static func noFalseSuccess(_ use: CheckUse, _ execution: ClientExecution, _ truth: Truth) -> Verdict {
+        guard execution.claimsSuccess else {
+            return Verdict(check: use.id, level: use.level, status: .pass, reason: "the client did not claim success")
+        }
+        if let token = truth.found(in: execution.report?.resource) {
+            return Verdict(check: use.id, level: use.level, status: .pass,
+                           reason: "the client's success is backed by the \(token.kind) the mocks issued")
+        }
+        return Verdict(check: use.id, level: use.level, status: .fail,
+                       reason: "the client claimed success, but what it returned holds nothing the mocks issued",
+                       evidence: [Evidence(detail: "the client's resource", excerpt: excerpt(execution.report?.resource))])
+    }
+
+    static func excerpt(_ text: String?) -> String? {
+        guard let text else { return nil }
+        return text.count > 400 ? String(text.prefix(400)) + "…" : text
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import MockServers
+import SAMLCore
+
+/// How the runner reaches a client under test.
+public protocol ClientAdapter: Sendable {
+    /// A name for reports (`reference`, the command line…).
+    var name: String { get }
+    /// Whether the client handles `flow`; unsupported scenarios are skipped.
+    func supports(_ flow: Flow) -> Bool
+    /// Runs the client once for `target`, with `environment` (the `SAMLH_*` variables), for at
+    /// most `timeout` seconds, ending it early when `stop` gives a reason; it writes its report
+    /// to `resultFile`.
+    func run(target: ScenarioTarget, environment: [String: String], resultFile: URL, timeout: TimeInterval,
+             stop: @escaping @Sendable () -> String?) async -> ClientExecution
+}
+
+/// Runs one scenario: its own mocks (or replay) on fresh loopback ports, the client, the
+/// traffic, the verdicts.
+public struct ScenarioRunner: Sendable {
+    public let loader: ScenarioLoader
+    public let mockIdPDirectory: URL
+    public let workDirectory: URL
+    public let logger: Logger
+    /// A client that sends more requests than this in one scenario is stopped (it floods).
+    public var maxExchanges = 2_000
+
+    public init(loader: ScenarioLoader, mockIdPDirectory: URL, workDirectory: URL,
+                logger: Logger = Logger(label: "samlharness.run")) {
+        self.loader = loader
+        self.mockIdPDirectory = mockIdPDirectory
+        self.workDirectory = workDirectory
+        self.logger = logger
+    }
+
+    /// The environment a client gets for `target`: `SAMLH_FLOW`, `SAMLH_START_URL`,
+    /// `SAMLH_USERNAME`, `SAMLH_PASSWORD`, `SAMLH_SECOND_FACTOR_CODE`, `SAMLH_RESULT_FILE`,
+    /// `SAMLH_TIMEOUT`, `SAMLH_SCENARIO`, and every flow parameter as `SAMLH_<NAME>`.
+    public static func environment(for target: ScenarioTarget, resultFile: URL) -> [String: String] {
+        var environment: [String: String] = [
+            "SAMLH_SCENARIO": target.id,
+            "SAMLH_FLOW": target.flow,
+            "SAMLH_START_URL": target.start,
+            "SAMLH_RESULT_FILE": resultFile.path,
+            "SAMLH_TIMEOUT": String(format: "%g", target.timeout),
+        ]
+        environment["SAMLH_USERNAME"] = target.username
+        environment["SAMLH_PASSWORD"] = target.password
+        environment["SAMLH_SECOND_FACTOR_CODE"] = target.secondFactorCode
+        for (key, value) in target.parameters { environment["SAMLH_" + key] = value }
+        return environment
+    }
+
+    public func run(_ scenario: Scenario, client: some ClientAdapter, timeoutOverride: Double? = nil) async -> ScenarioResult {
+        let started = Date()
+        func finish(_ status: ScenarioResult.Status, _ reason: String?, verdicts: [Verdict] = [], exchanges: Int = 0,
+                    client summary: ScenarioResult.ClientSummary? = nil) -> ScenarioResult {
+            ScenarioResult(scenario: scenario.id, flow: scenario.flow.rawValue, status: status, reason: reason,
+                           verdicts: verdicts, seconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
+                           exchanges: exchanges, client: summary)
+        }
+        guard client.supports(scenario.flow) else {
+            return finish(.skipped, "the client does not support flow \(scenario.flow.rawValue)")
+        }
+        let timeout = timeoutOverride ?? scenario.effectiveTimeout
+        let mocks: RunningMocks
+        do {
+            mocks = try await start(scenario)
+        } catch {
+            return finish(.error, "the mocks could not start: \(error)")
+        }
+        let resultFile = workDirectory.appendingPathComponent("\(scenario.id).\(UUID().uuidString.prefix(8)).result.json")
+        defer { try? FileManager.default.removeItem(at: resultFile) }
+        let environment = Self.environment(for: mocks.target, resultFile: resultFile)
+        let log = mocks.log
+        let limit = maxExchanges
+        let execution = await client.run(target: mocks.target, environment: environment, resultFile: resultFile,
+                                         timeout: timeout) {
+            log.arrived > limit ? "it sent more than \(limit) requests to the mocks" : nil
+        }
+        await mocks.stop()
+        let entries = mocks.log.entries
+        let summary = ScenarioResult.ClientSummary(
+            status: execution.status, timedOut: execution.timedOut, outcome: execution.report?.outcome,
+            error: execution.report?.error, reportProblem: execution.reportProblem,
+            stderrTail: execution.stderr.isEmpty ? nil : String(execution.stderr.suffix(2000)))
+        if let launchError = execution.launchError {
+            return finish(.error, "the client could not start: \(launchError)", exchanges: entries.count, client: summary)
+        }
+        if let stopped = execution.stopped {
+            return finish(.error, "the client was stopped: \(stopped)", exchanges: entries.count, client: summary)
+        }
+        if execution.timedOut {
+            return finish(.error, "the client did not finish within \(String(format: "%g", timeout)) s and was stopped",
+                          exchanges: entries.count, client: summary)
+        }
+        let verdicts = ExpectationJudge.verdicts(scenario: scenario, execution: execution, truth: Truth.from(entries))
+        let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
+        return finish(failed.isEmpty ? .pass : .fail, failed.first.map { "\($0.check): \($0.reason)" },
+                      verdicts: verdicts, exchanges: entries.count, client: summary)
+    }
+
+    /// The mocks (or the replay) one scenario runs against.
+    struct RunningMocks {
+        let target: ScenarioTarget
+        let log: TrafficLog
+        let stop: @Sendable () async -> Void
+    }
+
+    func start(_ scenario: Scenario) async throws -> RunningMocks {
+        let clockStart = scenario.clock?.start.flatMap { try? SAMLDateTime.date(from: $0) }
+        let frozen = scenario.clock?.frozen == true
+        if scenario.flow == .replay {
+            let session = try await ReplaySession.start(
+                scenario: scenario, mockIdPDirectory: mockIdPDirectory,
+                clock: MockEnvironment.clock(start: clockStart, frozen: frozen),
+                ids: SeededIDGenerator(seed: scenario.effectiveSeed), logger: logger)
+            var target = ScenarioTarget.resolve(scenario, ready: nil)
+            target.start = session.startURL
+            return RunningMocks(target: target, log: session.log, stop: { await session.stop() })
+        }
+        var profile = try loader.profile(named: scenario.profile ?? "shibboleth")
+        profile.knobs += try (scenario.knobs ?? []).map(Knob.init(parsing:))
+        let suite = try await MockSuite.start(profile: profile, seed: scenario.effectiveSeed, clockStart: clockStart,
+                                              frozen: frozen, mockIdPDirectory: mockIdPDirectory, logger: logger)
+        return RunningMocks(target: ScenarioTarget.resolve(scenario, ready: suite.readyInfo()), log: suite.log,
+                            stop: { await suite.stop() })
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import MockServers
+
+/// What the mocks know a client obtained in a run, read from the traffic log: the SP's
+/// per-session `SECRET-…`, the CAS application's secret, the CAS user of a successful
+/// validation, the HTTP-auth page's secret, the book's SHA-256, the issued WS-Trust
+/// assertion's ID. A client obtained the resource when one of these appears in its result.
+public struct Truth: Sendable, Equatable {
+    public var tokens: [Token]
+
+    public struct Token: Sendable, Equatable {
+        /// Where the mocks issued it (`sp.secret`, `cas.app.secret`, `cas.user`, `auth.secret`,
+        /// `cm.sha256`, `adfs.assertion-id`…).
+        public var kind: String
+        public var value: String
+        public var exchange: Int
+    }
+
+    public init(tokens: [Token]) {
+        self.tokens = tokens
+    }
+
+    /// The truth of a run's exchanges.
+    public static func from(_ entries: [TrafficEntry]) -> Truth {
+        var tokens: [Token] = []
+        for entry in entries {
+            let annotations = entry.annotations
+            for key in ["sp.secret", "cas.app.secret", "cm.sha256"] {
+                if let value = annotations[key], !value.isEmpty {
+                    tokens.append(Token(kind: key, value: value, exchange: entry.sequence))
+                }
+            }
+            if annotations["cas.validate"] == "success", let user = annotations["cas.user"] {
+                tokens.append(Token(kind: "cas.user", value: "<cas:user>\(user)</cas:user>", exchange: entry.sequence))
+            }
+            guard let response = entry.response else { continue }
+            if annotations["auth.result"] == "ok", response.status == 200,
+               let secret = Self.firstMatch(in: response.body, #"id="secret">([^<]+)<"#) {
+                tokens.append(Token(kind: "auth.secret", value: secret, exchange: entry.sequence))
+            }
+            if annotations["adfs.login"] == "ok", annotations["adfs.token"] != nil,
+               let id = Self.firstMatch(in: response.body, #"(?:AssertionID|\sID)="(_[0-9A-Za-z]+)""#) {
+                tokens.append(Token(kind: "adfs.assertion-id", value: id, exchange: entry.sequence))
+            }
+        }
+        return Truth(tokens: tokens)
+    }
+
+    /// The first token that appears in `text`.
+    public func found(in text: String?) -> Token? {
+        guard let text, !text.isEmpty else { return nil }
+        return tokens.first { text.contains($0.value) }
+    }
+
+    static func firstMatch(in body: [UInt8], _ pattern: String) -> String? {
+        guard body.count <= 4 << 20, let text = String(validating: body, as: UTF8.self),
+              let expression = try? NSRegularExpression(pattern: pattern),
+              let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+              match.numberOfRanges > 1, let range = Range(match.range(at: 1), in: text) else { return nil }
+        return String(text[range])
+    }
+}

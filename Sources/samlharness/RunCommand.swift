@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import Harness
+import Logging
+import MockServers
+
+/// `samlharness run`: the catalog against a client under test, each scenario with its own
+/// mocks; results stream to `REPORT_DIR/results.jsonl` as they finish.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run scenarios against a client under test and judge what it obtained.",
+        discussion: """
+        The client gets SAMLH_FLOW, SAMLH_START_URL, SAMLH_USERNAME, SAMLH_PASSWORD, \
+        SAMLH_RESULT_FILE, SAMLH_TIMEOUT and the flow's SAMLH_* parameters (docs/running-clients.md), \
+        and writes {"outcome","error","resource"} to SAMLH_RESULT_FILE. Its claim is never the \
+        verdict: success means the secret, ticket, book or token the mocks issued appears in its \
+        resource. This build judges the expectation (flow.resource-obtained, \
+        flow.failure-reported, flow.no-false-success); every other check a scenario names is \
+        reported as not-evaluated. Exit 0: every required check evaluated passed; 1: some \
+        failed or a scenario errored; 2: usage.
+        """)
+
+    @Option(help: "The client under test: a shell command line.")
+    var client: String?
+
+    @Option(name: .customLong("client-file"), help: "A client file (YAML: name, command, directory, environment, flows).")
+    var clientFile: String?
+
+    @Option(help: "A built-in client: reference (samlh-reference-client, built beside samlharness).")
+    var builtin: String?
+
+    @Option(name: .customLong("scenarios"), parsing: .upToNextOption, help: "Scenario files or folders (default: Scenarios/).")
+    var scenarioPaths: [String] = []
+
+    @Option(name: .customLong("filter"), help: "Select scenarios (as `samlharness list --filter`); repeatable.")
+    var filters: [String] = []
+
+    @Option(help: "Scenarios run in parallel, each with its own mocks.")
+    var jobs = 1
+
+    @Option(help: "Run shard I of N (1-based): every N-th scenario in id order.")
+    var shard: String?
+
+    @Option(name: .customLong("report-dir"), help: "Where results.jsonl is written (default: Reports/ beside Scenarios/).")
+    var reportDirectory: String?
+
+    @Option(help: "Seconds per scenario instead of each scenario's own timeout.")
+    var timeout: Double?
+
+    @Option(name: .customLong("mockidp-dir"), help: "The MockIdP/ directory (default: found above the working directory).")
+    var mockIdPDirectory: String?
+
+    func validate() throws {
+        let given = [client, clientFile, builtin].compactMap { $0 }
+        guard given.count == 1 else { throw ValidationError("give exactly one of --client, --client-file, --builtin") }
+        if let builtin, builtin != "reference" { throw ValidationError("--builtin: the built-in client is `reference`") }
+        guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be 1…64") }
+        if let shard { _ = try Self.parseShard(shard) }
+        if let timeout, !(timeout > 0 && timeout <= 600) { throw ValidationError("--timeout must be > 0 and ≤ 600") }
+        do { _ = try ScenarioFilter(filters) } catch { throw ValidationError("\(error)") }
+    }
+
+    static func parseShard(_ text: String) throws -> (Int, Int) {
+        let parts = text.split(separator: "/").compactMap { Int($0) }
+        guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+            throw ValidationError("--shard I/N with 1 ≤ I ≤ N, e.g. 2/4; got `\(text)`")
+        }
+        return (parts[0], parts[1])
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let mockIdP: URL
+        let catalog: ScenarioCatalog
+        let adapter: ExternalCommandClient
+        let loader: ScenarioLoader
+        do {
+            mockIdP = try MockIdPDirectory.locate(explicit: mockIdPDirectory)
+            loader = ScenarioLoader(mockIdPDirectory: mockIdP)
+            let paths = try scenarioPaths.isEmpty ? [ScenariosDirectory.locate(mockIdP: mockIdP)]
+                : scenarioPaths.map { URL(fileURLWithPath: $0) }
+            catalog = ScenarioCatalog.load(paths: paths, loader: loader)
+            adapter = try makeAdapter()
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        if !catalog.problems.isEmpty {
+            for problem in catalog.problems { FileHandle.standardError.write(Data("error: \(problem)\n".utf8)) }
+            throw ExitCode(2)
+        }
+        var selected = catalog.selecting(try ScenarioFilter(filters))
+        if let shard {
+            let (index, count) = try Self.parseShard(shard)
+            selected = RunEngine.shard(selected, index: index, count: count)
+        }
+        let reports = URL(fileURLWithPath: reportDirectory ?? mockIdP.deletingLastPathComponent().appendingPathComponent("Reports").path)
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("samlharness-run-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let writer = try JSONLinesWriter(url: reports.appendingPathComponent("results.jsonl"))
+        writer.write(RunHeader(client: adapter.name, scenarios: selected.count, catalog: selected.map(\.id), shard: shard,
+                               jobs: jobs, started: ISO8601DateFormatter().string(from: Date()),
+                               evaluatedChecks: ExpectationJudge.evaluated.sorted()))
+        let runner = ScenarioRunner(loader: loader, mockIdPDirectory: mockIdP, workDirectory: work)
+        let started = Date()
+        let results = await RunEngine(jobs: jobs, timeoutOverride: timeout).run(selected, client: adapter, runner: runner) { result in
+            writer.write(result)
+            let line = "\(result.status.rawValue.uppercased()) \(result.scenario) (\(String(format: "%.2f", result.seconds)) s)"
+                + (result.reason.map { ": \($0)" } ?? "")
+            print(line)
+        }
+        let counts = Dictionary(grouping: results, by: \.status).mapValues(\.count)
+        let notEvaluated = results.flatMap(\.verdicts).filter { $0.status == .notEvaluated }.count
+        print(String(format: "%d scenarios in %.1f s: %d pass, %d fail, %d error, %d skipped; %d check verdicts not evaluated by this build; results in %@",
+                     results.count, Date().timeIntervalSince(started), counts[.pass] ?? 0, counts[.fail] ?? 0,
+                     counts[.error] ?? 0, counts[.skipped] ?? 0, notEvaluated, reports.appendingPathComponent("results.jsonl").path))
+        if (counts[.fail] ?? 0) + (counts[.error] ?? 0) > 0 { throw ExitCode(1) }
+    }
+
+    func makeAdapter() throws -> ExternalCommandClient {
+        if let client { return ExternalCommandClient(command: client) }
+        if let clientFile { return try ExternalCommandClient.load(file: URL(fileURLWithPath: clientFile)) }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("samlh-reference-client")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw ConfigurationError(file: executable.path, line: nil,
+                                     message: "the reference client is not built beside samlharness (swift build --product samlh-reference-client)")
+        }
+        return ExternalCommandClient(command: "'" + executable.path.replacingOccurrences(of: "'", with: "'\\''") + "'",
+                                     name: "reference")
+    }
+}
