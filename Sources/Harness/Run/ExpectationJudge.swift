@@ -3,13 +3,17 @@ import MockServers
 
 /// Judges a run against the scenario's `expect`, from the truth the mocks know — never from
 /// the client's claim: `flow.resource-obtained`, `flow.failure-reported` and
-/// `flow.no-false-success`. Every other check a scenario names is reported as
-/// `not-evaluated` by this build.
+/// `flow.no-false-success`; every other check a scenario names by its implementation in
+/// ``CheckRegistry``, or as `not-evaluated` when this build has none.
 public enum ExpectationJudge {
     /// The checks this build evaluates.
-    public static let evaluated: Set<String> = ["flow.resource-obtained", "flow.failure-reported", "flow.no-false-success"]
+    public static var evaluated: Set<String> {
+        Set(["flow.resource-obtained", "flow.failure-reported", "flow.no-false-success"])
+            .union(CheckRegistry.implementations.keys)
+    }
 
-    public static func verdicts(scenario: Scenario, execution: ClientExecution, truth: Truth) -> [Verdict] {
+    public static func verdicts(scenario: Scenario, target: ScenarioTarget, entries: [TrafficEntry],
+                                execution: ClientExecution, truth: Truth) -> [Verdict] {
         var uses = scenario.checks
         // The expectation is always judged, named or not.
         let implied = scenario.expect.outcome == .success ? "flow.resource-obtained" : "flow.failure-reported"
@@ -21,9 +25,25 @@ public enum ExpectationJudge {
             case "flow.failure-reported": failureReported(use, scenario, execution, truth)
             case "flow.no-false-success": noFalseSuccess(use, execution, truth)
             default:
-                Verdict(check: use.id, level: use.level, status: .notEvaluated,
-                        reason: "this build does not evaluate `\(use.id)` yet")
+                if let check = CheckRegistry.implementations[use.id] {
+                    verdict(check, use, CheckContext(scenario: scenario, target: target, entries: entries,
+                                                     execution: execution, truth: truth, params: use.params))
+                } else {
+                    Verdict(check: use.id, level: use.level, status: .notEvaluated,
+                            reason: "this build does not evaluate `\(use.id)` yet")
+                }
             }
+        }
+    }
+
+    static func verdict(_ check: any Check, _ use: CheckUse, _ context: CheckContext) -> Verdict {
+        switch check.evaluate(context) {
+        case .pass(let reason, let evidence):
+            Verdict(check: use.id, level: use.level, status: .pass, reason: reason, evidence: evidence)
+        case .fail(let reason, let evidence):
+            Verdict(check: use.id, level: use.level, status: .fail, reason: reason, evidence: evidence)
+        case .notApplicable(let reason):
+            Verdict(check: use.id, level: use.level, status: .notApplicable, reason: reason)
         }
     }
 

@@ -95,7 +95,8 @@ public struct ScenarioRunner: Sendable {
             return finish(.error, "the client did not finish within \(String(format: "%g", timeout)) s and was stopped",
                           exchanges: entries.count, client: summary)
         }
-        let verdicts = ExpectationJudge.verdicts(scenario: scenario, execution: execution, truth: Truth.from(entries))
+        let verdicts = ExpectationJudge.verdicts(scenario: scenario, target: mocks.target, entries: entries,
+                                                 execution: execution, truth: Truth.from(entries))
         let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
         return finish(failed.isEmpty ? .pass : .fail, failed.first.map { "\($0.check): \($0.reason)" },
                       verdicts: verdicts, exchanges: entries.count, client: summary)

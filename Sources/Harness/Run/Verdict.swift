@@ -4,6 +4,8 @@ import Foundation
 public struct Verdict: Codable, Sendable, Equatable {
     public enum Status: String, Codable, Sendable {
         case pass, fail
+        /// The run never reached what the check judges; nothing to pass or fail.
+        case notApplicable = "not-applicable"
         /// The check has no implementation in this build; nothing was judged.
         case notEvaluated = "not-evaluated"
     }

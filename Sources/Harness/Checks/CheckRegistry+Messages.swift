@@ -1,0 +1,4 @@
+extension CheckRegistry {
+    /// The encoding, flow and security checks.
+    static let messageChecks: [any Check] = []
+}
