@@ -1,0 +1,170 @@
+import Foundation
+import MockServers
+import Testing
+import TestSupport
+@testable import Harness
+
+/// The run engine with real external clients: what they are told, how they are judged, and
+/// how a client that hangs, crashes, forks or floods is stopped while the run goes on.
+@Suite(.serialized) struct RunEngineTests {
+    static let loader = ScenarioLoader(mockIdPDirectory: SuiteFixture.mockIdP)
+
+    static func scenario(_ path: String) throws -> Scenario {
+        try loader.load(file: SuiteFixture.repository.appendingPathComponent("Scenarios/\(path).yaml"))
+    }
+
+    static func runner() throws -> ScenarioRunner {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("run-tests-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        return ScenarioRunner(loader: loader, mockIdPDirectory: SuiteFixture.mockIdP, workDirectory: work)
+    }
+
+    static func verdict(_ result: ScenarioResult, _ check: String) -> Verdict? {
+        result.verdicts.first { $0.check == check }
+    }
+
+    @Test func theClientIsToldItsScenarioThroughTheEnvironment() async throws {
+        let scenario = try Self.scenario("cas/cas-rest.ticket-reuse")
+        let dump = FileManager.default.temporaryDirectory.appendingPathComponent("env-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: dump) }
+        let client = ExternalCommandClient(command: "env > '\(dump.path)'; exit 3", environment: ["EXTRA": "yes"])
+        let result = try await Self.runner().run(scenario, client: client)
+        let lines = Set(try String(contentsOf: dump, encoding: .utf8).split(separator: "\n").map(String.init))
+        #expect(lines.contains("SAMLH_FLOW=cas-rest"))
+        #expect(lines.contains("SAMLH_SCENARIO=cas-rest.ticket-reuse"))
+        #expect(lines.contains("SAMLH_USERNAME=alice"))
+        #expect(lines.contains { $0.hasPrefix("SAMLH_START_URL=http://127.0.0.1:") && $0.hasSuffix("/cas/v1/tickets") })
+        #expect(lines.contains { $0.hasPrefix("SAMLH_CAS_SERVICE=http://127.0.0.1:") && $0.hasSuffix("/app/") })
+        #expect(lines.contains { $0.hasPrefix("SAMLH_RESULT_FILE=/") })
+        #expect(lines.contains("SAMLH_TIMEOUT=30"))
+        #expect(lines.contains("EXTRA=yes"))
+        #expect(!lines.contains { $0.hasPrefix("SAMLH_PASSWORD=") == false && $0.contains("correct horse") })
+        #expect(lines.contains { $0.hasPrefix("SAMLH_PASSWORD=") })
+        // It wrote no result file and exited 3: the expectation fails, with the reason.
+        #expect(result.status == .fail)
+        #expect(result.client?.status == 3)
+        #expect(result.client?.reportProblem?.contains("no result file") == true)
+    }
+
+    @Test func aClaimOfSuccessWithoutTheResourceFails() async throws {
+        let scenario = try Self.scenario("web-sso/web-sso.shibboleth-form-login")
+        let client = ExternalCommandClient(command: #"printf '{"outcome":"success","resource":"<html>Welcome</html>"}' > "$SAMLH_RESULT_FILE""#)
+        let result = try await Self.runner().run(scenario, client: client)
+        #expect(result.status == .fail)
+        #expect(Self.verdict(result, "flow.resource-obtained")?.status == .fail)
+        #expect(Self.verdict(result, "flow.no-false-success")?.status == .fail)
+    }
+
+    @Test func aRealClientObtainsTheResourceAndAFailureIsJudgedByItsWords() async throws {
+        guard ClientProcess.interopAvailable else { return }
+        let command = "'\(ClientProcess.venvPython)' '\(ClientProcess.script("samlh_mechanize_client.py"))'"
+        let client = ExternalCommandClient(command: command, name: "mechanize")
+        let good = try await Self.runner().run(try Self.scenario("web-sso/web-sso.shibboleth-form-login"), client: client)
+        #expect(good.status == .pass, "\(good.reason ?? "")")
+        let token = try #require(Self.verdict(good, "flow.resource-obtained")?.evidence.first?.excerpt)
+        #expect(token.hasPrefix("SECRET-"))
+        let refused = try await Self.runner().run(try Self.scenario("web-sso/web-sso.wrong-audience"), client: client)
+        #expect(refused.status == .pass, "\(refused.reason ?? "")")
+        #expect(Self.verdict(refused, "flow.failure-reported")?.reason.contains("audience") == true)
+    }
+
+    @Test func aHangingClientAndEveryChildItForkedAreStopped() async throws {
+        let pids = FileManager.default.temporaryDirectory.appendingPathComponent("pids-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: pids) }
+        let client = ExternalCommandClient(command: "sleep 300 & echo $! > '\(pids.path)'; (sleep 300 & echo $! >> '\(pids.path)'; wait) & wait")
+        let started = Date()
+        let result = try await Self.runner().run(try Self.scenario("cas/cas-rest.ticket-reuse"), client: client, timeoutOverride: 1.5)
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(result.status == .error)
+        #expect(result.reason?.contains("did not finish within 1.5 s") == true)
+        let children = try String(contentsOf: pids, encoding: .utf8).split(separator: "\n").compactMap { Int32($0) }
+        #expect(children.count == 2)
+        for pid in children {
+            #expect(Self.isGone(pid), "child \(pid) survived")
+        }
+    }
+
+    /// Gone, or a zombie waiting for a reaper (PID 1 in a container may never reap it).
+    static func isGone(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return true }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        guard let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(close, offsetBy: 2)...].hasPrefix("Z")
+    }
+
+    @Test func aCrashingClientIsAFailureAndTheRunGoesOn() async throws {
+        let scenarios = [try Self.scenario("web-sso/web-sso.shibboleth-form-login"), try Self.scenario("cas/cas-rest.ticket-reuse")]
+        let client = ExternalCommandClient(command: "kill -SEGV $$")
+        let results = await RunEngine(jobs: 1).run(scenarios, client: client, runner: try Self.runner()) { _ in }
+        #expect(results.map(\.scenario) == scenarios.map(\.id))
+        #expect(results.allSatisfy { $0.status == .fail })
+        #expect(results.allSatisfy { $0.client?.status == 128 + SIGSEGV })
+    }
+
+    @Test func aClientThatFloodsTheMocksIsStopped() async throws {
+        var runner = try Self.runner()
+        runner.maxExchanges = 200
+        let client = ExternalCommandClient(command: #"while true; do curl -s -o /dev/null "$SAMLH_START_URL"; done"#)
+        let result = await runner.run(try Self.scenario("web-sso/web-sso.shibboleth-form-login"), client: client,
+                                      timeoutOverride: 60)
+        #expect(result.status == .error)
+        #expect(result.reason?.contains("more than 200 requests") == true)
+        #expect(result.exchanges < 400)
+        #expect(result.seconds < 30)
+    }
+
+    @Test func anUnsupportedFlowIsSkippedAndAMissingCommandIsAnError() async throws {
+        let scenario = try Self.scenario("cas/cas-rest.ticket-reuse")
+        let ecpOnly = ExternalCommandClient(command: "true", flows: [.ecp])
+        #expect(try await Self.runner().run(scenario, client: ecpOnly).status == .skipped)
+        let missing = ExternalCommandClient(command: "/nonexistent/client", directory: "/nonexistent-dir")
+        let result = try await Self.runner().run(scenario, client: missing)
+        #expect(result.status == .fail)
+        #expect(result.client?.status == 127)
+    }
+
+    @Test func jobsRunInParallelAndShardsPartitionTheCatalog() async throws {
+        let catalog = CatalogTests.catalog.scenarios
+        var seen: [String] = []
+        for index in 1...3 {
+            seen += RunEngine.shard(catalog, index: index, count: 3).map(\.id)
+        }
+        #expect(seen.sorted() == catalog.map(\.id).sorted())
+        #expect(Set(seen).count == seen.count)
+        let scenarios = try ["web-sso/web-sso.shibboleth-form-login", "cas/cas-rest.ticket-reuse",
+                             "web-sso/web-sso.wrong-audience"].map(Self.scenario)
+        let client = ExternalCommandClient(command: "sleep 1; exit 1")
+        let started = Date()
+        let streamed = Streamed()
+        let results = await RunEngine(jobs: 3).run(scenarios, client: client, runner: try Self.runner()) { streamed.add($0.scenario) }
+        #expect(Date().timeIntervalSince(started) < 2.8)
+        #expect(results.map(\.scenario) == scenarios.map(\.id))
+        #expect(streamed.all.sorted() == scenarios.map(\.id).sorted())
+    }
+
+    @Test func aClientFileIsReadAndItsMistakesNamed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let good = folder.appendingPathComponent("client.yaml")
+        try "name: py\ncommand: python3 c.py\ndirectory: sub\nenvironment: {A: b}\nflows: [ecp, cas-rest]\n"
+            .write(to: good, atomically: true, encoding: .utf8)
+        let client = try ExternalCommandClient.load(file: good)
+        #expect(client.name == "py")
+        #expect(client.directory == folder.appendingPathComponent("sub").path)
+        #expect(client.supports(.ecp) && !client.supports(.webSSO))
+        let bad = folder.appendingPathComponent("bad.yaml")
+        try "command: x\nflows: [ecp, web_sso]\n".write(to: bad, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.self) { try ExternalCommandClient.load(file: bad) }
+        try "comand: x\n".write(to: bad, atomically: true, encoding: .utf8)
+        let error = try #require(throws: ConfigurationError.self) { try ExternalCommandClient.load(file: bad) }
+        #expect(error.description.contains("command"))
+    }
+}
+
+final class Streamed: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ids: [String] = []
+    func add(_ id: String) { lock.withLock { ids.append(id) } }
+    var all: [String] { lock.withLock { ids } }
+}
