@@ -55,6 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("har-out"), help: "Write the traffic log as HAR 1.2 to this file on exit.")
     var harOut: String?
 
+    @Option(name: .customLong("verdicts-out"), help: "With --scenario: on SIGINT/SIGTERM judge the session from the traffic log (for a simulator or device driven by hand) and write the verdicts here as JSON; also printed on stderr.")
+    var verdictsOut: String?
+
     @Flag(help: "Log every exchange on stderr.")
     var verbose = false
 
@@ -68,6 +71,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if scenario != nil, profile != nil {
             throw ValidationError("--scenario sets the profile; leave out --profile")
+        }
+        if verdictsOut != nil, scenario == nil {
+            throw ValidationError("--verdicts-out judges a scenario; give --scenario")
         }
     }
 
@@ -126,13 +132,18 @@ struct ServeCommand: AsyncParsableCommand {
             if let loadedScenario {
                 line = try Self.adding("scenario", try encoder.encode(ScenarioTarget.resolve(loadedScenario, ready: ready)), to: line)
             }
+            let termination = TerminationSignals()
             FileHandle.standardOutput.write(line + Data("\n".utf8))
-            let signal = await Self.waitForTermination()
+            let signal = await termination.wait()
             logger.notice("\(signal): stopping")
             await suite.stop()
             if let harOut {
                 try suite.log.harJSON().write(to: URL(fileURLWithPath: harOut))
                 logger.notice("wrote \(suite.log.entries.count) exchanges to \(harOut)")
+            }
+            if let loadedScenario {
+                try writeVerdicts(loadedScenario, target: ScenarioTarget.resolve(loadedScenario, ready: ready),
+                                  entries: suite.log.entries, started: started)
             }
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
@@ -171,14 +182,34 @@ struct ServeCommand: AsyncParsableCommand {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let ready = ReplayReadyLine(replay: session.readyInfo, scenario: target,
                                     startupMilliseconds: (milliseconds * 10).rounded() / 10)
+        let termination = TerminationSignals()
         FileHandle.standardOutput.write(try encoder.encode(ready) + Data("\n".utf8))
-        let signal = await Self.waitForTermination()
+        let signal = await termination.wait()
         logger.notice("\(signal): stopping")
         await session.stop()
         if let harOut {
             try session.log.harJSON().write(to: URL(fileURLWithPath: harOut))
             logger.notice("wrote \(session.log.entries.count) exchanges to \(harOut)")
         }
+        try writeVerdicts(scenario, target: target, entries: session.log.entries, started: started)
+    }
+
+    /// With --verdicts-out: the session judged from its traffic, as JSON to the file and one
+    /// line per verdict on stderr.
+    func writeVerdicts(_ scenario: Scenario, target: ScenarioTarget, entries: [TrafficEntry],
+                       started: ContinuousClock.Instant) throws {
+        guard let verdictsOut else { return }
+        let elapsed = ContinuousClock.now - started
+        let result = ScenarioRunner.judgeByHand(scenario, target: target, entries: entries,
+                                                seconds: Double(elapsed.components.seconds))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(result).write(to: URL(fileURLWithPath: verdictsOut))
+        var lines = ["\(result.status.rawValue.uppercased()) \(result.scenario): \(entries.count) exchanges"]
+        for verdict in result.verdicts {
+            lines.append("  \(verdict.status.rawValue) \(verdict.check) (\(verdict.level.rawValue)): \(verdict.reason)")
+        }
+        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 
     /// The ready line of a replayed recording: the recorded origins and where they listen now.
@@ -216,21 +247,31 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Waits for SIGINT or SIGTERM; returns its name.
-    static func waitForTermination() async -> String {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
-        var sources: [any DispatchSourceSignal] = []
-        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(name) }
-            source.resume()
-            sources.append(source)
+    /// SIGINT and SIGTERM, caught from the moment this is made (before the ready line goes
+    /// out, so a client that stops `serve` right after reading it is heard).
+    final class TerminationSignals: @unchecked Sendable {
+        private let stream: AsyncStream<String>
+        private var sources: [any DispatchSourceSignal] = []
+
+        init() {
+            let (stream, continuation) = AsyncStream<String>.makeStream()
+            self.stream = stream
+            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { continuation.yield(name) }
+                source.resume()
+                sources.append(source)
+            }
         }
-        var iterator = stream.makeAsyncIterator()
-        let name = await iterator.next() ?? "end"
-        sources.forEach { $0.cancel() }
-        return name
+
+        /// Waits for the first signal; returns its name.
+        func wait() async -> String {
+            var iterator = stream.makeAsyncIterator()
+            let name = await iterator.next() ?? "end"
+            sources.forEach { $0.cancel() }
+            return name
+        }
     }
 }
 

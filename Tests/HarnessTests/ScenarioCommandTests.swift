@@ -1,4 +1,5 @@
 import Foundation
+import MockServers
 import SAMLCore
 import Testing
 import TestSupport
@@ -131,6 +132,38 @@ import TestSupport
         #expect(entries.count >= 8)
         let annotations = entries.compactMap { $0["_annotations"] as? [String: String] }
         #expect(annotations.contains { $0["replay.acs"] == "valid" })
+    }
+
+    @Test func byHandSessionsAreJudgedFromTheTrafficWhenTheyEnd() async throws {
+        func session(_ path: String, login: Bool) async throws -> [String: Any] {
+            let verdicts = FileManager.default.temporaryDirectory.appendingPathComponent("verdicts-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: verdicts) }
+            let serve = try ServeProcess(["--scenario", Self.scenarios.appendingPathComponent(path).path,
+                                          "--verdicts-out", verdicts.path, "--mockidp-dir", SuiteFixture.mockIdP.path])
+            if login {
+                let browser = TestBrowser()
+                let user = TestUser(username: "alice", password: try #require(serve.url("scenario", "password")))
+                let start = try #require(serve.url("scenario", "start"))
+                let last = try await SuiteFixture.completeLogin(browser, from: try await browser.get(start), user: user)
+                if last.isRedirect { _ = try await browser.follow(last) }
+                try await browser.shutdown()
+            }
+            let stopped = serve.stop()
+            #expect(stopped.status == 0)
+            #expect(stopped.stderr.contains("flow."))
+            return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: verdicts)) as? [String: Any])
+        }
+        func status(_ result: [String: Any], _ check: String) -> String? {
+            (result["verdicts"] as? [[String: Any]])?.first { $0["check"] as? String == check }?["status"] as? String
+        }
+        let good = try await session("web-sso/web-sso.shibboleth-form-login.yaml", login: true)
+        #expect(good["status"] as? String == "pass")
+        #expect(status(good, "flow.resource-obtained") == "pass")
+        let abandoned = try await session("web-sso/web-sso.shibboleth-form-login.yaml", login: false)
+        #expect(abandoned["status"] as? String == "fail")
+        #expect(status(abandoned, "flow.resource-obtained") == "fail")
+        let refused = try await session("web-sso/web-sso.wrong-audience.yaml", login: true)
+        #expect(status(refused, "flow.failure-reported") == "pass")
     }
 }
 

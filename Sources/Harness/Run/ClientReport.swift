@@ -52,6 +52,16 @@ public struct ClientExecution: Sendable, Equatable {
     public var seconds: Double
     /// Why the runner stopped it before its timeout (it flooded the mocks…).
     public var stopped: String?
+    /// Driven by hand (`serve --scenario --verdicts-out`): there is no client report; the
+    /// expectation is judged from what the mocks served.
+    public var byHand = false
+
+    /// A session driven by hand, ended after `seconds`.
+    public static func byHand(seconds: Double) -> ClientExecution {
+        var execution = ClientExecution(status: nil, timedOut: false, report: nil, seconds: seconds)
+        execution.byHand = true
+        return execution
+    }
 
     public init(status: Int32?, timedOut: Bool, stdout: String = "", stderr: String = "", report: ClientReport?,
                 reportProblem: String? = nil, launchError: String? = nil, seconds: Double, stopped: String? = nil) {

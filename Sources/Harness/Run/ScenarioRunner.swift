@@ -102,6 +102,18 @@ public struct ScenarioRunner: Sendable {
                       verdicts: verdicts, exchanges: entries.count, client: summary)
     }
 
+    /// Judges a session driven by hand (`serve --scenario … --verdicts-out`): the checks over
+    /// the traffic, the expectation from what the mocks served.
+    public static func judgeByHand(_ scenario: Scenario, target: ScenarioTarget, entries: [TrafficEntry],
+                                   seconds: Double) -> ScenarioResult {
+        let verdicts = ExpectationJudge.verdicts(scenario: scenario, target: target, entries: entries,
+                                                 execution: .byHand(seconds: seconds), truth: Truth.from(entries))
+        let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
+        return ScenarioResult(scenario: scenario.id, flow: scenario.flow.rawValue, status: failed.isEmpty ? .pass : .fail,
+                              reason: failed.first.map { "\($0.check): \($0.reason)" }, verdicts: verdicts,
+                              seconds: (seconds * 1000).rounded() / 1000, exchanges: entries.count, client: nil)
+    }
+
     /// The mocks (or the replay) one scenario runs against.
     struct RunningMocks {
         let target: ScenarioTarget

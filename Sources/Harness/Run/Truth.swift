@@ -16,8 +16,14 @@ public struct Truth: Sendable, Equatable {
         public var exchange: Int
     }
 
-    public init(tokens: [Token]) {
+    /// The first token the mocks delivered to the client in a 2xx answer's body (the
+    /// protected page, the validation response, the book's feed, the RSTR).
+    public var served: Token? { servedTokens.first }
+    var servedTokens: [Token]
+
+    public init(tokens: [Token], served: [Token] = []) {
         self.tokens = tokens
+        self.servedTokens = served
     }
 
     /// The truth of a run's exchanges.
@@ -43,7 +49,17 @@ public struct Truth: Sendable, Equatable {
                 tokens.append(Token(kind: "adfs.assertion-id", value: id, exchange: entry.sequence))
             }
         }
-        return Truth(tokens: tokens)
+        var served: [Token] = []
+        for entry in entries {
+            guard let response = entry.response, (200..<300).contains(response.status),
+                  let body = String(validating: response.body.prefix(4 << 20), as: UTF8.self) else { continue }
+            if let token = tokens.first(where: { body.contains($0.value) }) {
+                served.append(Token(kind: token.kind, value: token.value, exchange: entry.sequence))
+            } else if let sha = entry.annotations["cm.sha256"] {
+                served.append(Token(kind: "cm.sha256", value: sha, exchange: entry.sequence))
+            }
+        }
+        return Truth(tokens: tokens, served: served)
     }
 
     /// The first token that appears in `text`.
