@@ -68,6 +68,16 @@ import TestSupport
         #expect(Self.verdict(refused, "flow.failure-reported")?.reason.contains("audience") == true)
     }
 
+    @Test func theTenLineExampleClientPassesTheHTTPBasicSlice() async throws {
+        let scenarios = CatalogTests.catalog.selecting(try ScenarioFilter(["flow:http-basic"]))
+        #expect(scenarios.count >= 5)
+        let client = ExternalCommandClient(command: "python3 '\(ClientProcess.script("samlh_basic_client.py"))'")
+        let results = await RunEngine(jobs: 2).run(scenarios, client: client, runner: try Self.runner()) { _ in }
+        for result in results {
+            #expect(result.status == .pass, "\(result.scenario): \(result.reason ?? "")")
+        }
+    }
+
     @Test func aHangingClientAndEveryChildItForkedAreStopped() async throws {
         let pids = FileManager.default.temporaryDirectory.appendingPathComponent("pids-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: pids) }
