@@ -110,18 +110,56 @@ struct RunCommand: AsyncParsableCommand {
                                evaluatedChecks: ExpectationJudge.evaluated.sorted()))
         let runner = ScenarioRunner(loader: loader, mockIdPDirectory: mockIdP, workDirectory: work)
         let started = Date()
+        let progress = Progress(total: selected.count,
+                                live: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil)
         let results = await RunEngine(jobs: jobs, timeoutOverride: timeout).run(selected, client: adapter, runner: runner) { result in
             writer.write(result)
-            let line = "\(result.status.rawValue.uppercased()) \(result.scenario) (\(String(format: "%.2f", result.seconds)) s)"
-                + (result.reason.map { ": \($0)" } ?? "")
-            print(line)
+            progress.report(result)
         }
+        progress.finish()
         let counts = Dictionary(grouping: results, by: \.status).mapValues(\.count)
         let notEvaluated = results.flatMap(\.verdicts).filter { $0.status == .notEvaluated }.count
         print(String(format: "%d scenarios in %.1f s: %d pass, %d fail, %d error, %d skipped; %d check verdicts not evaluated by this build; results in %@",
                      results.count, Date().timeIntervalSince(started), counts[.pass] ?? 0, counts[.fail] ?? 0,
                      counts[.error] ?? 0, counts[.skipped] ?? 0, notEvaluated, reports.appendingPathComponent("results.jsonl").path))
         if (counts[.fail] ?? 0) + (counts[.error] ?? 0) > 0 { throw ExitCode(1) }
+    }
+
+    /// Plain lines, one per scenario (CI, pipes); on a terminal, failures as lines and a
+    /// status line kept up to date below them.
+    final class Progress: @unchecked Sendable {
+        let total: Int
+        let live: Bool
+        private let lock = NSLock()
+        private var counts: [ScenarioResult.Status: Int] = [:]
+        private var done = 0
+
+        init(total: Int, live: Bool) {
+            self.total = total
+            self.live = live
+        }
+
+        func report(_ result: ScenarioResult) {
+            lock.withLock {
+                done += 1
+                counts[result.status, default: 0] += 1
+                let line = "\(result.status.rawValue.uppercased()) \(result.scenario) (\(String(format: "%.2f", result.seconds)) s)"
+                    + (result.reason.map { ": \($0)" } ?? "")
+                if !live {
+                    print(line)
+                    return
+                }
+                var output = "\r\u{1B}[2K"
+                if result.status != .pass { output += line + "\n" }
+                output += "[\(done)/\(total)] \(counts[.pass] ?? 0) pass, \(counts[.fail] ?? 0) fail, "
+                    + "\(counts[.error] ?? 0) error, \(counts[.skipped] ?? 0) skipped"
+                FileHandle.standardOutput.write(Data(output.utf8))
+            }
+        }
+
+        func finish() {
+            if live { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        }
     }
 
     func makeAdapter() throws -> ExternalCommandClient {
