@@ -31,6 +31,9 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "One JSON object a line instead of columns.")
     var json = false
 
+    @Flag(help: "With --checks: print docs/checks.md (Markdown).")
+    var markdown = false
+
     @Flag(help: "Print only the number of scenarios selected.")
     var count = false
 
@@ -40,7 +43,7 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         if checks {
-            printChecks()
+            if markdown { print(CheckDocumentation.markdown(), terminator: "") } else { printChecks() }
             return
         }
         let catalog: ScenarioCatalog
