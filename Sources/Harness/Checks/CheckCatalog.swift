@@ -106,7 +106,7 @@ public enum CheckCatalog {
         .init("security.no-preemptive-credentials", .security,
               "credentials are sent only after a challenge for that protection space, never up front",
               reference: "RFC 9110 §11.6.1; CFNetwork protection-space semantics",
-              flows: [.httpBasic, .httpDigest, .proxy, .ecp]),
+              flows: [.httpBasic, .httpDigest, .proxy]),
         .init("security.no-credentials-to-other-host", .security,
               "credentials and the IdP's cookies never go to another host after a redirect",
               reference: "RFC 9110 §11.6.1; CVE-2018-1000007 (curl), CVE-2023-32681 (requests)", flows: credentialFlows),

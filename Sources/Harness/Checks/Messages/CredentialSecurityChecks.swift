@@ -1,0 +1,188 @@
+import Foundation
+import MockServers
+import SAMLCore
+
+/// Credentials are sent only after a challenge for that protection space (origin), never up
+/// front. RFC 9110 §11.6.1; CFNetwork protection-space semantics.
+struct NoPreemptiveCredentialsCheck: Check {
+    static let id = "security.no-preemptive-credentials"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        var challenged: Set<String> = [], proxyChallenged: Set<String> = []
+        var evidence: [Evidence] = []
+        for entry in MessageTraffic.clientEntries(context.entries) {
+            let origin = MessageTraffic.destinationOrigin(entry)
+            if entry.request.header("Authorization") != nil {
+                guard challenged.contains(origin) else {
+                    return .fail("#\(entry.sequence) sent Authorization to \(origin) before any 401 challenge from it",
+                                 [MessageTraffic.evidence(entry, "credentials up front", excerpt: "Authorization: " + (entry.request.header("Authorization") ?? ""))])
+                }
+                evidence.append(MessageTraffic.evidence(entry, "Authorization after a challenge"))
+            }
+            if entry.request.header("Proxy-Authorization") != nil {
+                guard proxyChallenged.contains(entry.request.origin) else {
+                    return .fail("#\(entry.sequence) sent Proxy-Authorization before any 407 challenge from the proxy",
+                                 [MessageTraffic.evidence(entry, "proxy credentials up front")])
+                }
+                evidence.append(MessageTraffic.evidence(entry, "Proxy-Authorization after a 407"))
+            }
+            if entry.response?.status == 401, entry.response?.header("WWW-Authenticate") != nil { challenged.insert(origin) }
+            if entry.response?.status == 407 { proxyChallenged.insert(entry.request.origin) }
+        }
+        guard !evidence.isEmpty else { return .notApplicable("the client sent no Authorization or Proxy-Authorization in this run") }
+        return .pass("credentials went only after a challenge (\(evidence.count) request(s))", evidence)
+    }
+}
+
+/// Credentials and the IdP's cookies never go to another host after a redirect.
+/// RFC 9110 §11.6.1; CVE-2018-1000007 (curl), CVE-2023-32681 (requests).
+struct NoCredentialsToOtherHostCheck: Check {
+    static let id = "security.no-credentials-to-other-host"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        let entries = MessageTraffic.clientEntries(context.entries)
+        var owners: [String: String] = [:]  // Authorization value → the origin it went to first
+        var challenged: Set<String> = []
+        var sent = 0
+        for entry in entries {
+            let origin = MessageTraffic.destinationOrigin(entry)
+            if let authorization = entry.request.header("Authorization") {
+                sent += 1
+                if let owner = owners[authorization], owner != origin, !challenged.contains(origin) {
+                    return .fail("the credentials sent to \(owner) went to \(origin) in #\(entry.sequence), which never asked for them",
+                                 [MessageTraffic.evidence(entry, "credentials to another host", excerpt: "Authorization: \(authorization)")])
+                }
+                owners[authorization] = owners[authorization] ?? origin
+            }
+            if entry.response?.status == 401 { challenged.insert(origin) }
+        }
+        // The IdP's cookies: by host (RFC 6265 §8.5: no port isolation).
+        let records = CookieTraffic.records(entries).filter { ["idp", "cas", "adfs"].contains($0.entry.mock) }
+        for entry in entries {
+            let host = MessageTraffic.destinationHost(entry)
+            for cookie in entry.request.cookies {
+                guard let record = records.last(where: { $0.entry.sequence < entry.sequence && $0.name == cookie.name && $0.value == cookie.value })
+                else { continue }
+                sent += 1
+                if !record.applies(toHost: host, path: "/") && record.host != host {
+                    return .fail("the \(record.entry.mock) cookie `\(cookie.name)` of #\(record.entry.sequence) went to the other host \(host) in #\(entry.sequence)",
+                                 [MessageTraffic.evidence(entry, "IdP cookie to another host")])
+                }
+            }
+        }
+        guard sent > 0 else { return .notApplicable("the client sent no credentials or IdP cookies in this run") }
+        return .pass("credentials and IdP cookies stayed with the hosts they belong to (\(sent) sent)")
+    }
+}
+
+/// An https→http redirect is refused rather than followed with credentials or tokens.
+/// RFC 6797 §12.1; OWASP ASVS 9.1.1.
+struct NoHTTPSDowngradeCheck: Check {
+    static let id = "security.no-https-downgrade"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        let entries = MessageTraffic.clientEntries(context.entries)
+        var secure = 0
+        for (index, entry) in entries.enumerated() {
+            let from = MessageTraffic.destination(entry)
+            guard let location = MessageTraffic.redirectLocation(entry) else { continue }
+            let wasSecure = from.lowercased().hasPrefix("https://") || URLParts(entry.request.header("Referer") ?? "")?.scheme == "https"
+                || (context.target.start.lowercased().hasPrefix("https://") && index == 0)
+            guard wasSecure || location.lowercased().hasPrefix("https://") else { continue }
+            secure += 1
+            guard wasSecure, location.lowercased().hasPrefix("http://"),
+                  let follow = entries[(index + 1)...].first(where: { MessageTraffic.requested($0, location) }) else { continue }
+            let carried = ["Authorization", "Cookie"].filter { follow.request.header($0) != nil }
+            if !carried.isEmpty || follow.request.query.contains(where: { ["access_token", "ticket"].contains($0.name) }) {
+                return .fail("the https→http redirect of #\(entry.sequence) was followed in #\(follow.sequence) with \(carried.isEmpty ? "a token in the URL" : carried.joined(separator: " and "))",
+                             [MessageTraffic.evidence(entry, "downgrading redirect", excerpt: location), MessageTraffic.evidence(follow, "followed over http")])
+            }
+        }
+        guard secure > 0 else { return .notApplicable("no https URL took part in this run (the mocks serve http on loopback)") }
+        return .pass("no https→http redirect was followed with credentials or tokens")
+    }
+}
+
+/// Passwords, tickets and tokens never travel in a URL where the protocol does not put them.
+/// RFC 9110 §4.2.4 (userinfo deprecated); OWASP ASVS 3.1.1.
+struct NoCredentialsInURLCheck: Check {
+    static let id = "security.no-credentials-in-url"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        let entries = MessageTraffic.clientEntries(context.entries)
+        let password = Credentials(context).password
+        let tokens = entries.compactMap { entry -> String? in
+            guard let location = entry.response?.header("Location") else { return nil }
+            return URLParts(MessageTraffic.resolve(location, against: MessageTraffic.destination(entry)))?.query.first(named: "access_token")?.value
+        }
+        var sentSecrets = 0
+        for entry in entries {
+            if let userinfo = entry.request.target.range(of: "://"),
+               entry.request.target[userinfo.upperBound...].prefix(while: { $0 != "/" }).contains("@") {
+                return .fail("#\(entry.sequence) carries userinfo credentials in its URL", [MessageTraffic.evidence(entry, "user:password@ in the URL")])
+            }
+            if let password, password.utf8.count >= 3 {
+                if Credentials.carries(entry, password: password) != nil { sentSecrets += 1 }
+                let decoded = String(decoding: PercentEncoding.percentDecode(entry.request.target, plusAsSpace: true), as: UTF8.self)
+                if entry.request.target.contains(password) || decoded.contains(password) {
+                    return .fail("the password travels in the URL of #\(entry.sequence)",
+                                 [MessageTraffic.evidence(entry, "password in the URL", excerpt: entry.request.path)])
+                }
+            }
+            for token in tokens where token.count >= 8 {
+                if entry.request.header("Authorization")?.contains(token) == true { sentSecrets += 1 }
+                if entry.request.target.contains(token) || (entry.request.queryValue("access_token") == token) {
+                    return .fail("the bearer token travels in the URL of #\(entry.sequence)", [MessageTraffic.evidence(entry, "token in the URL")])
+                }
+            }
+        }
+        guard sentSecrets > 0 else { return .notApplicable("the client sent no password or token in this run") }
+        return .pass("\(sentSecrets) credential-bearing request(s), none with the secret in its URL")
+    }
+}
+
+/// The password goes to the IdP (or the challenging server) only, never to the SP or the
+/// application. SAML 2.0 Profiles §4.1 (the SP never sees credentials).
+struct PasswordOnlyToIdPCheck: Check {
+    static let id = "security.password-only-to-idp"
+    static let credentialServers: Set<String> = ["idp", "auth", "cas", "adfs", "proxy"]
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        guard let password = Credentials(context).password, password.utf8.count >= 3 else {
+            return .notApplicable("the scenario gives the client no password to look for")
+        }
+        let entries = MessageTraffic.clientEntries(context.entries)
+        let origins = Dictionary(entries.map { ($0.request.origin, $0.mock) }, uniquingKeysWith: { a, _ in a })
+        var evidence: [Evidence] = []
+        for entry in entries {
+            guard let place = Credentials.carries(entry, password: password) else { continue }
+            let receiver = origins[MessageTraffic.destinationOrigin(entry)] ?? entry.mock
+            guard Self.credentialServers.contains(receiver) else {
+                return .fail("the password went to the \(receiver) in #\(entry.sequence) (\(place))",
+                             [MessageTraffic.evidence(entry, "password in \(place)")])
+            }
+            evidence.append(MessageTraffic.evidence(entry, "password to the \(receiver) in \(place)"))
+        }
+        guard !evidence.isEmpty else { return .notApplicable("the client never sent the password in this run") }
+        return .pass("the password went only to the login server (\(evidence.count) time(s))", evidence)
+    }
+}
+
+/// Proxy-Authorization goes to the proxy that asked, never to the origin server.
+/// RFC 9110 §11.7.2.
+struct ProxyCredentialsOnlyToProxyCheck: Check {
+    static let id = "security.proxy-credentials-only-to-proxy"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        var toProxy = 0
+        for entry in MessageTraffic.clientEntries(context.entries) where entry.request.header("Proxy-Authorization") != nil {
+            guard entry.mock == "proxy" else {
+                return .fail("#\(entry.sequence) sent Proxy-Authorization straight to the \(entry.mock) origin",
+                             [MessageTraffic.evidence(entry, "proxy credentials to the origin")])
+            }
+            toProxy += 1
+        }
+        guard toProxy > 0 else { return .notApplicable("the client sent no Proxy-Authorization in this run") }
+        return .pass("Proxy-Authorization went only to the proxy (\(toProxy) request(s))")
+    }
+}

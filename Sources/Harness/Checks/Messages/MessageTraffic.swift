@@ -1,0 +1,119 @@
+import Foundation
+import MockServers
+import SAMLCore
+
+/// Reading a run's traffic the way the encoding, flow and security checks need it: what the
+/// client itself sent (not the runner's control calls, not what the harness proxy relayed),
+/// where a request was headed, how to name an exchange in evidence.
+enum MessageTraffic {
+    /// The exchanges the client under test caused: without the control API's, and without the
+    /// copies the harness proxy relays to an origin (those carry its `Via`).
+    static func clientEntries(_ entries: [TrafficEntry]) -> [TrafficEntry] {
+        entries.filter { entry in
+            guard entry.mock != "control" else { return false }
+            return entry.mock == "proxy" || !isRelayed(entry)
+        }
+    }
+
+    /// A request the harness proxy relayed to an origin (RFC 9110 §7.6.3 `Via`).
+    static func isRelayed(_ entry: TrafficEntry) -> Bool {
+        entry.request.headers(named: "Via").contains { $0.contains("samlharness-proxy") }
+    }
+
+    /// The URL the client meant: the absolute-form target of a proxied request, else the
+    /// receiving mock's origin and the target.
+    static func destination(_ entry: TrafficEntry) -> String { entry.request.url }
+
+    /// `scheme://host:port` of the URL a request was headed for.
+    static func destinationOrigin(_ entry: TrafficEntry) -> String {
+        URLParts(destination(entry))?.origin ?? entry.request.origin
+    }
+
+    /// The host name (no port) a request was headed for.
+    static func destinationHost(_ entry: TrafficEntry) -> String {
+        URLParts(destination(entry))?.host ?? ""
+    }
+
+    /// `#12 POST /Shibboleth.sso/SAML2/POST (sp)`.
+    static func label(_ entry: TrafficEntry) -> String {
+        let target = entry.request.target.count > 120 ? String(entry.request.target.prefix(120)) + "…" : entry.request.target
+        return "#\(entry.sequence) \(entry.request.method) \(target) (\(entry.mock))"
+    }
+
+    static func evidence(_ entry: TrafficEntry, _ detail: String, excerpt: String? = nil) -> Evidence {
+        Evidence(exchange: entry.sequence, mock: entry.mock, detail: detail, excerpt: excerpt.map(shorten))
+    }
+
+    static func shorten(_ text: String) -> String {
+        text.count > 600 ? String(text.prefix(600)) + "…" : text
+    }
+
+    /// Resolves a `Location` or form `action` against the URL it came from (RFC 3986 §5).
+    static func resolve(_ reference: String, against base: String) -> String {
+        if reference.contains("://") { return reference }
+        if let url = URL(string: reference, relativeTo: URL(string: base)) { return url.absoluteString }
+        if reference.hasPrefix("/"), let origin = URLParts(base)?.origin { return origin + reference }
+        return reference
+    }
+
+    /// The `Location` a redirect names, resolved; nil when the answer is not a redirect.
+    static func redirectLocation(_ entry: TrafficEntry) -> String? {
+        guard let response = entry.response, [301, 302, 303, 307, 308].contains(response.status),
+              let location = response.header("Location") else { return nil }
+        return resolve(location, against: destination(entry))
+    }
+
+    /// Whether `entry`'s request went to `url` (same origin and path, same decoded query).
+    static func requested(_ entry: TrafficEntry, _ url: String) -> Bool {
+        guard let a = URLParts(destination(entry)), let b = URLParts(url) else { return false }
+        return a.sameResource(as: b)
+    }
+
+    static func isHTML(_ response: MockResponse) -> Bool {
+        (response.header("Content-Type") ?? "").lowercased().contains("html")
+    }
+}
+
+/// The parts of an absolute URL the checks compare, without Foundation's re-encoding.
+struct URLParts: Equatable {
+    let scheme: String
+    let host: String
+    let port: Int?
+    /// The path as written (percent-escapes kept).
+    let path: String
+    let rawQuery: String?
+
+    init?(_ url: String) {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        scheme = url[..<schemeEnd.lowerBound].lowercased()
+        let rest = url[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        var authority = rest[..<authorityEnd]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
+            host = authority[..<colon].lowercased()
+            port = Int(authority[authority.index(after: colon)...])
+        } else {
+            host = authority.lowercased()
+            port = nil
+        }
+        let tail = rest[authorityEnd...].prefix { $0 != "#" }
+        if let question = tail.firstIndex(of: "?") {
+            path = String(tail[..<question])
+            rawQuery = String(tail[tail.index(after: question)...])
+        } else {
+            path = String(tail)
+            rawQuery = nil
+        }
+    }
+
+    var effectivePort: Int { port ?? (scheme == "https" ? 443 : 80) }
+    var origin: String { "\(scheme)://\(host):\(effectivePort)" }
+    var decodedPath: String { String(decoding: PercentEncoding.percentDecode(path.isEmpty ? "/" : path, plusAsSpace: false), as: UTF8.self) }
+    var query: [QueryParameter] { rawQuery.map(QueryParameter.parse) ?? [] }
+
+    func sameResource(as other: URLParts) -> Bool {
+        origin == other.origin && decodedPath == other.decodedPath
+            && query.map { [$0.name, $0.value] } == other.query.map { [$0.name, $0.value] }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import MockServers
+import SAMLCore
+
+/// Form bodies percent-encode `+`, `=`, `/`, `&` and `%` (a raw `+` decodes as a space).
+/// WHATWG URL §5.2 application/x-www-form-urlencoded serializer; HTML 4.01 §17.13.4.1.
+struct FormPercentEncodedCheck: Check {
+    static let id = "encoding.form-percent-encoded"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        let entries = MessageTraffic.clientEntries(context.entries)
+        var checked: [Evidence] = []
+        for entry in entries {
+            guard let type = entry.request.header("Content-Type")?.lowercased(),
+                  type.hasPrefix("application/x-www-form-urlencoded") else { continue }
+            let body = entry.request.bodyText
+            var intended: [String: String] = [:]
+            if let form = ServedForms.latest(in: entries, before: entry) {
+                for field in form.form.fields where field.type == "hidden" { intended[field.name] = intended[field.name] ?? field.value }
+            }
+            if let problem = PercentEncodingProblems.find(in: body, intended: intended, credentials: Credentials(context)) {
+                return .fail("the form body of #\(entry.sequence) is not percent-encoded: \(problem.summary)",
+                             [MessageTraffic.evidence(entry, problem.summary, excerpt: problem.excerpt)])
+            }
+            checked.append(MessageTraffic.evidence(entry, "form body percent-encoded (\(entry.request.body.count) bytes)"))
+        }
+        guard !checked.isEmpty else { return .notApplicable("the client posted no form body in this run") }
+        return .pass("every form body (\(checked.count)) is percent-encoded", checked)
+    }
+}
+
+/// Query values the client builds or copies keep their percent-encoding: `+`, `&`, `=` and
+/// non-ASCII encoded, a redirect's or the start URL's query sent as given. RFC 3986 §3.4;
+/// SAML 2.0 Bindings §3.4.4.1.
+struct QueryPercentEncodedCheck: Check {
+    static let id = "encoding.query-percent-encoded"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        let entries = MessageTraffic.clientEntries(context.entries)
+        var given: [(sequence: Int, url: String)] = context.target.start.isEmpty ? [] : [(-1, context.target.start)]
+        var checked: [Evidence] = []
+        for entry in entries {
+            defer {
+                if let location = MessageTraffic.redirectLocation(entry) { given.append((entry.sequence, location)) }
+                if let response = entry.response, MessageTraffic.isHTML(response), response.bodyText.contains("<form") {
+                    for form in HTMLFormParser.forms(in: response.bodyText) where form.action != nil {
+                        given.append((entry.sequence, MessageTraffic.resolve(form.action!, against: MessageTraffic.destination(entry))))
+                    }
+                }
+            }
+            guard let raw = entry.request.rawQuery, !raw.isEmpty, let parts = URLParts(MessageTraffic.destination(entry)) else { continue }
+            if let bad = raw.utf8.firstIndex(where: { $0 >= 0x80 || $0 <= 0x20 }) {
+                let offset = raw.utf8.distance(from: raw.utf8.startIndex, to: bad)
+                return .fail("the query of #\(entry.sequence) carries a raw byte that must be percent-encoded at offset \(offset)",
+                             [MessageTraffic.evidence(entry, "RFC 3986 §3.4: only unreserved characters and escapes", excerpt: raw)])
+            }
+            if let offset = PercentEncoding.firstMalformedEscape(in: raw) {
+                return .fail("the query of #\(entry.sequence) has a `%` that starts no escape at offset \(offset)",
+                             [MessageTraffic.evidence(entry, "a raw `%` must be sent as `%25`", excerpt: raw)])
+            }
+            let names = parts.query.map(\.name)
+            if let source = given.last(where: { item in
+                guard let url = URLParts(item.url) else { return false }
+                return url.origin == parts.origin && url.decodedPath == parts.decodedPath && url.query.map(\.name) == names
+            }), let sourceParts = URLParts(source.url) {
+                for (sent, got) in zip(sourceParts.query, parts.query) where sent.value != got.value {
+                    let from = source.sequence < 0 ? "the start URL" : "the URL #\(source.sequence) gave"
+                    let detail = "`\(sent.name)` of \(from) is `\(sent.rawValue)` but #\(entry.sequence) sent `\(got.rawValue)`"
+                        + (sent.value.replacingOccurrences(of: "+", with: " ") == got.value ? ": a `+` went out raw and reads as a space" : "")
+                    return .fail("the query of #\(entry.sequence) does not carry the values it was given", [
+                        MessageTraffic.evidence(entry, detail, excerpt: "given:   \(source.url)\nrequest: \(entry.request.target)")])
+                }
+            }
+            checked.append(MessageTraffic.evidence(entry, "query percent-encoded"))
+        }
+        guard !checked.isEmpty else { return .notApplicable("no request of the client carried a query in this run") }
+        return .pass("every query (\(checked.count)) is percent-encoded and carries the values given", checked)
+    }
+}
+
+/// Non-ASCII passwords are sent as UTF-8 (forms, Basic credentials, SOAP), never Latin-1 or
+/// mangled. RFC 7617 §2.1 (charset=UTF-8); WHATWG URL percent-encode sets.
+struct UTF8CredentialsCheck: Check {
+    static let id = "encoding.utf8-credentials"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        let credentials = Credentials(context)
+        guard let password = credentials.password, !password.isEmpty else {
+            return .notApplicable("the scenario gives the client no password")
+        }
+        guard password.unicodeScalars.contains(where: { !$0.isASCII }) else {
+            return .notApplicable("the password is plain ASCII; there is nothing to encode as UTF-8")
+        }
+        let utf8 = Array(password.utf8)
+        let latin1 = password.data(using: .isoLatin1).map(Array.init)
+        var evidence: [Evidence] = []
+        for entry in MessageTraffic.clientEntries(context.entries) {
+            for sent in Credentials.passwordsSent(in: entry) {
+                if sent.bytes == utf8 {
+                    evidence.append(MessageTraffic.evidence(entry, "the password went as UTF-8 in \(sent.place)"))
+                    continue
+                }
+                let what = sent.bytes == latin1 ? "as Latin-1 (ISO-8859-1)" : "mangled"
+                return .fail("the password went \(what) in \(sent.place) of #\(entry.sequence)",
+                             [MessageTraffic.evidence(entry, "expected UTF-8 \(hex(utf8)), sent \(hex(sent.bytes))")])
+            }
+        }
+        guard !evidence.isEmpty else { return .notApplicable("the client never sent the password in this run") }
+        return .pass("the non-ASCII password went as UTF-8 (\(evidence.count) time(s))", evidence)
+    }
+
+    func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined(separator: " ") }
+}
+
+/// The forms the mocks served, for knowing what a posted field was meant to hold.
+enum ServedForms {
+    struct Served {
+        let entry: TrafficEntry
+        let form: HTMLForm
+        let action: String
+    }
+
+    /// The latest form served before `entry` whose action is where `entry` went.
+    static func latest(in entries: [TrafficEntry], before entry: TrafficEntry) -> Served? {
+        guard let target = URLParts(MessageTraffic.destination(entry)) else { return nil }
+        for earlier in entries.reversed() where earlier.sequence < entry.sequence {
+            guard let response = earlier.response, MessageTraffic.isHTML(response), response.bodyText.contains("<form") else { continue }
+            let base = MessageTraffic.destination(earlier)
+            for form in HTMLFormParser.forms(in: response.bodyText) {
+                let action = MessageTraffic.resolve(form.action ?? base, against: base)
+                if let parts = URLParts(action), parts.origin == target.origin, parts.decodedPath == target.decodedPath {
+                    return Served(entry: earlier, form: form, action: action)
+                }
+            }
+        }
+        return nil
+    }
+}
+
+/// What is wrong with how a form body or query was percent-encoded.
+enum PercentEncodingProblems {
+    struct Problem {
+        let summary: String
+        let excerpt: String
+    }
+
+    /// The first problem in `body`: a `%` starting no escape, a raw `=` inside a value, or a
+    /// field whose decoded value differs from what it was meant to hold (a served hidden
+    /// field, the username or password) in the way an unencoded `+`, `&` or `%` makes it.
+    static func find(in body: String, intended: [String: String], credentials: Credentials) -> Problem? {
+        if let offset = PercentEncoding.firstMalformedEscape(in: body) {
+            return Problem(summary: "a raw `%` at offset \(offset) starts no escape (send it as `%25`)", excerpt: excerpt(body, offset))
+        }
+        let pairs = QueryParameter.parse(body)
+        for pair in pairs where pair.rawValue.contains("=") {
+            return Problem(summary: "a raw `=` in the value of `\(pair.name)` (send it as `%3D`)", excerpt: pair.raw)
+        }
+        var meant = intended
+        for pair in pairs {
+            let lower = pair.name.lowercased()
+            if lower.contains("pass"), let password = credentials.password { meant[pair.name] = password }
+            if lower.contains("user"), let username = credentials.username { meant[pair.name] = meant[pair.name] ?? username }
+        }
+        for pair in pairs {
+            guard let want = meant[pair.name] else { continue }
+            let got = pair.value
+            if SAMLPostTraffic.withoutLineEndings(got) == SAMLPostTraffic.withoutLineEndings(want) { continue }
+            if want.contains("+"), want.replacingOccurrences(of: "+", with: " ") == got {
+                let offset = Array(want.utf8).firstIndex(of: UInt8(ascii: "+")) ?? 0
+                return Problem(summary: "`\(pair.name)`: `+` went out raw and arrived as a space (first at offset \(offset); send it as `%2B`)",
+                               excerpt: String(pair.raw.prefix(300)))
+            }
+            if want.contains("&"), want.hasPrefix(got), want.dropFirst(got.count).first == "&" {
+                return Problem(summary: "`\(pair.name)`: a raw `&` cut the value short (send it as `%26`)", excerpt: pair.raw)
+            }
+            if want.contains("%"), String(decoding: PercentEncoding.percentDecode(want, plusAsSpace: true), as: UTF8.self) == got {
+                return Problem(summary: "`\(pair.name)`: a raw `%` was read as an escape (send it as `%25`)", excerpt: pair.raw)
+            }
+        }
+        return nil
+    }
+
+    static func excerpt(_ text: String, _ offset: Int) -> String {
+        let bytes = Array(text.utf8)
+        let start = max(0, offset - 20), end = min(bytes.count, offset + 20)
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+}

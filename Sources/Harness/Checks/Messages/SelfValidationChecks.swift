@@ -1,0 +1,119 @@
+import Foundation
+import MockServers
+import SAMLCore
+
+/// Judges a client that validates SAML itself: when the IdP served a Response broken in one
+/// way (the knobs on the answer say which), the client refuses it — it never posts it on, or
+/// at least never reports a login from it.
+struct SelfValidationJudge {
+    /// What kind of breakage, for messages.
+    let what: String
+    /// Whether a knob breaks the Response that way (by the SP reason it causes).
+    let breaks: (Knob) -> Bool
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        let served = SAMLPostTraffic.servedForms(context.entries, field: "SAMLResponse")
+        let scenarioKnobs = (context.scenario.knobs ?? []).compactMap { try? Knob(parsing: $0) }
+        let broken = served.compactMap { form -> (ServedSAMLForm, [Knob])? in
+            let annotated = [form.entry.annotations["idp.knobs"], form.entry.annotations["adfs.knobs"]].compactMap { $0 }
+                .flatMap { $0.split(separator: " ") }.compactMap { try? Knob(parsing: String($0)) }
+            let knobs = (annotated.isEmpty ? scenarioKnobs : annotated).filter(breaks)
+            return knobs.isEmpty ? nil : (form, knobs)
+        }
+        guard let (form, knobs) = broken.first else {
+            return .notApplicable("the IdP served no Response with \(what) in this run")
+        }
+        let names = knobs.map(\.text).joined(separator: ", ")
+        let formEvidence = MessageTraffic.evidence(form.entry, "Response served with \(names)")
+        let posts = SAMLPostTraffic.posted(context.entries, field: "SAMLResponse").filter {
+            SAMLPostTraffic.source(of: $0, in: served)?.entry.sequence == form.entry.sequence
+        }
+        guard let post = posts.first else {
+            return .pass("the client refused the Response with \(what) of #\(form.entry.sequence) (\(names)) and never posted it", [formEvidence])
+        }
+        let spVerdict = post.entry.annotations["sp.rejected"].map { "the SP refused it: \($0)" } ?? "the SP accepted it"
+        let postEvidence = MessageTraffic.evidence(post.entry, "posted on to the SP; \(spVerdict)")
+        if context.execution.claimsSuccess, context.truth.found(in: context.execution.report?.resource) == nil {
+            return .fail("the client took the Response with \(what) of #\(form.entry.sequence) (\(names)) as a login and reported success",
+                         [formEvidence, postEvidence])
+        }
+        let details = context.execution.report?.details ?? [:]
+        let claimsValidation = ["saml_validation", "validates_saml", "validation"].contains {
+            ["true", "yes", "on", "strict"].contains(details[$0]?.lowercased() ?? "")
+        }
+        if claimsValidation {
+            return .fail("the client says it validates SAML, yet posted the Response with \(what) of #\(form.entry.sequence) (\(names)) in #\(post.entry.sequence)",
+                         [formEvidence, postEvidence])
+        }
+        return .notApplicable("the client passed the Response of #\(form.entry.sequence) on to the SP without judging it (\(spVerdict)); it does not validate SAML itself")
+    }
+}
+
+/// A client that validates SAML itself refuses an unsigned, wrongly signed or wrapped
+/// response. SAML 2.0 Core §5; CVE-2017-11427, CVE-2021-21239, XSW.
+struct SignatureValidatedCheck: Check {
+    static let id = "security.signature-validated"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        SelfValidationJudge(what: "a missing, untrusted or wrapped signature") { knob in
+            guard let reason = knob.expectedSPReason else { return false }
+            return reason.hasPrefix("signature.") || reason == "assertion.multiple"
+        }.evaluate(context)
+    }
+}
+
+/// A client that validates SAML itself refuses expired, not-yet-valid and wrong-audience
+/// assertions. SAML 2.0 Core §2.5.1; Profiles §4.1.4.3.
+struct AssertionConditionsValidatedCheck: Check {
+    static let id = "security.assertion-conditions-validated"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        SelfValidationJudge(what: "expired, not-yet-valid or foreign-audience conditions") { knob in
+            guard let reason = knob.expectedSPReason else { return false }
+            return reason.hasPrefix("conditions.") || reason == "subject-confirmation.expired" || reason == "audience.mismatch"
+        }.evaluate(context)
+    }
+}
+
+/// A RelayState, `target` or `redirect_uri` naming another host is not followed blindly (open
+/// redirect). SAML 2.0 Bindings §3.4.3; OWASP Unvalidated Redirects.
+struct RelayStateNotFollowedCheck: Check {
+    static let id = "security.relaystate-not-followed"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        let entries = MessageTraffic.clientEntries(context.entries)
+        var known = Set(entries.compactMap { URLParts($0.request.origin)?.host })
+        if let start = URLParts(context.target.start) { known.insert(start.host) }
+        var foreign: [(host: String, url: String, source: String)] = []
+        func consider(_ value: String, _ source: String) {
+            let lower = value.lowercased()
+            let candidate = lower.hasPrefix("//") ? "http:" + value : value
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("//"),
+                  let parts = URLParts(candidate), !parts.host.isEmpty, !known.contains(parts.host),
+                  !foreign.contains(where: { $0.host == parts.host }) else { return }
+            foreign.append((parts.host, value, source))
+        }
+        for pair in URLParts(context.target.start)?.query ?? [] { consider(pair.value, "the start URL's `\(pair.name)`") }
+        for entry in entries {
+            for pair in entry.request.query where ["target", "RelayState", "redirect_uri", "return", "returnTo"].contains(pair.name) {
+                consider(pair.value, "`\(pair.name)` of #\(entry.sequence)")
+            }
+        }
+        for form in SAMLPostTraffic.servedForms(context.entries) {
+            if let relay = form.relayState { consider(relay, "the RelayState served in #\(form.entry.sequence)") }
+        }
+        guard !foreign.isEmpty else { return .notApplicable("no RelayState, target or redirect_uri named another host in this run") }
+        let hosts = Set(foreign.map(\.host))
+        if let went = entries.first(where: {
+            hosts.contains(MessageTraffic.destinationHost($0)) || hosts.contains(($0.request.header("Host") ?? "").lowercased().split(separator: ":").first.map(String.init) ?? "")
+        }) {
+            return .fail("the client went to \(MessageTraffic.destinationHost(went)) in #\(went.sequence)", [MessageTraffic.evidence(went, "request to the foreign host")])
+        }
+        let said = ([context.execution.errorText] + (context.execution.report?.details ?? [:]).values).joined(separator: "\n").lowercased()
+        if let host = hosts.first(where: { said.contains($0) }), let item = foreign.first(where: { $0.host == host }) {
+            return .fail("the client tried to go to \(host), named by \(item.source)",
+                         [Evidence(detail: "the client's output", excerpt: MessageTraffic.shorten(context.execution.errorText))])
+        }
+        return .pass("the client never went to \(hosts.sorted().joined(separator: ", ")) (named by \(foreign[0].source))")
+    }
+}
