@@ -52,7 +52,7 @@ public enum CheckCatalog {
               "the client does not report success from an error page, a login form or a problem document",
               reference: "SAMLHarness runner contract (DESIGN.md)"),
         .init("flow.redirects-followed", .flow,
-              "302/303 are followed with GET and no body; 307/308 keep the method and body",
+              "303 is followed with GET and no body, 307/308 keep the method and body, 301/302 after a POST either GET or the same POST",
               reference: "RFC 9110 §15.4.3, §15.4.4, §15.4.8, §15.4.9", flows: browserFlows),
         .init("flow.post-form-submitted", .flow,
               "the auto-submitting form is posted to its `action` with every hidden field",

@@ -21,6 +21,12 @@ struct RedirectsFollowedCheck: Check {
                     return .fail("the \(status) of #\(redirect.sequence) was followed with \(method) and \(follow.request.body.count) body bytes; it must keep \(original) and its \(redirect.request.body.count) bytes",
                                  [MessageTraffic.evidence(follow, detail)])
                 }
+            case 301 where original == "POST" && method == "POST", 302 where original == "POST" && method == "POST":
+                // RFC 9110 §15.4.2–3: a user agent MAY keep POST (with its body) on 301/302.
+                guard follow.request.body == redirect.request.body else {
+                    return .fail("the \(status) of #\(redirect.sequence) was followed with POST but another body; keeping POST means keeping its \(redirect.request.body.count) bytes",
+                                 [MessageTraffic.evidence(follow, detail, excerpt: follow.request.bodyText)])
+                }
             default:
                 let changes = status == 303 || original == "POST"
                 let expected = changes ? "GET" : original
