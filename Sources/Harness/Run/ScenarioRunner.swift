@@ -26,12 +26,17 @@ public struct ScenarioRunner: Sendable {
     /// A client that sends more requests than this in one scenario is stopped (it floods).
     public var maxExchanges = 2_000
 
-    public init(loader: ScenarioLoader, mockIdPDirectory: URL, workDirectory: URL,
-                logger: Logger = Logger(label: "samlharness.run")) {
+    /// - Parameter logger: the mocks' logger; by default only critical messages (a mock
+    ///   stopped under a client's open connection logs shutdown noise that is not news).
+    public init(loader: ScenarioLoader, mockIdPDirectory: URL, workDirectory: URL, logger: Logger? = nil) {
         self.loader = loader
         self.mockIdPDirectory = mockIdPDirectory
         self.workDirectory = workDirectory
-        self.logger = logger
+        self.logger = logger ?? {
+            var quiet = Logger(label: "samlharness.run")
+            quiet.logLevel = .critical
+            return quiet
+        }()
     }
 
     /// The environment a client gets for `target`: `SAMLH_FLOW`, `SAMLH_START_URL`,

@@ -44,9 +44,23 @@ public struct Truth: Sendable, Equatable {
                let secret = Self.firstMatch(in: response.body, #"id="secret">([^<]+)<"#) {
                 tokens.append(Token(kind: "auth.secret", value: secret, exchange: entry.sequence))
             }
+            // AD FS sign-on for a relying party outside the harness (AWS, Office 365): the
+            // signed Response in the auto-post form is what the client takes away.
+            if annotations["adfs.token"] == "saml20", let acs = annotations["adfs.acs"], !Self.isLoopback(acs),
+               let response = Self.firstMatch(in: response.body, #"name="SAMLResponse"\s+value="([^"]+)""#) {
+                tokens.append(Token(kind: "adfs.saml-response", value: response, exchange: entry.sequence))
+            }
             if annotations["adfs.login"] == "ok", annotations["adfs.token"] != nil,
                let id = Self.firstMatch(in: response.body, #"(?:AssertionID|\sID)="(_[0-9A-Za-z]+)""#) {
                 tokens.append(Token(kind: "adfs.assertion-id", value: id, exchange: entry.sequence))
+            }
+        }
+        // A replayed chain: the pages served after the replayed SP accepted the Response.
+        if let accepted = entries.lastIndex(where: { $0.annotations["replay.acs"] == "valid" }) {
+            for entry in entries[accepted...].dropFirst() {
+                guard let response = entry.response, (200..<300).contains(response.status), response.body.count >= 16,
+                      let body = String(validating: response.body.prefix(4096), as: UTF8.self) else { continue }
+                tokens.append(Token(kind: "replay.page", value: body, exchange: entry.sequence))
             }
         }
         var served: [Token] = []
@@ -66,6 +80,10 @@ public struct Truth: Sendable, Equatable {
     public func found(in text: String?) -> Token? {
         guard let text, !text.isEmpty else { return nil }
         return tokens.first { text.contains($0.value) }
+    }
+
+    static func isLoopback(_ url: String) -> Bool {
+        ["http://127.0.0.1", "http://localhost", "http://[::1]"].contains { url.hasPrefix($0) }
     }
 
     static func firstMatch(in body: [UInt8], _ pattern: String) -> String? {
