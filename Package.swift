@@ -8,7 +8,9 @@ let package = Package(
         .library(name: "SAMLCore", targets: ["SAMLCore"]),
         .library(name: "MockServers", targets: ["MockServers"]),
         .library(name: "Harness", targets: ["Harness"]),
+        .library(name: "ReferenceClient", targets: ["ReferenceClient"]),
         .executable(name: "samlharness", targets: ["samlharness"]),
+        .executable(name: "samlh-reference-client", targets: ["samlh-reference-client"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -64,6 +66,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
+        ),
+        // The reference auth client: every flow done right on URLSession, Foundation only, so
+        // app teams can read it as sample code.
+        .target(name: "ReferenceClient"),
+        .executableTarget(name: "samlh-reference-client", dependencies: ["ReferenceClient"]),
+        .testTarget(
+            name: "ReferenceClientTests",
+            dependencies: ["ReferenceClient", "TestSupport", "MockServers", "SAMLCore"]
         ),
         .testTarget(
             name: "SAMLCoreTests",

@@ -1,0 +1,236 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The client's URLSession, one per run, with redirects, cookies and deadlines under the
+/// client's own control.
+///
+/// URLSession traps handled here:
+/// - it follows redirects by itself, turning a 302 after a POST into a GET (fine) but also
+///   carrying headers you set (an `Authorization`) to wherever the redirect goes, and
+///   following `https` → `http`. ``RedirectRefusal`` stops every redirect, and ``follow(_:)``
+///   decides each hop (RFC 9110 §15.4: 301/302/303 → GET without body; 307/308 keep method
+///   and body), at most 20 hops.
+/// - cookie storage is process-wide by default: see ``CookieJar``.
+/// - `timeoutIntervalForRequest` is an idle timeout, not a deadline: every request gets
+///   `min(perRequest, time left)` and the run checks its own deadline between requests.
+final class HTTPSession: Sendable {
+    /// The forward proxy to use, and its credentials (sent only after its 407).
+    struct Proxy: Sendable {
+        var url: URL
+        var username: String?
+        var password: String?
+    }
+
+    let cookies: CookieJar
+    let behaviour: ClientBehaviour
+    let deadline: Date
+    let maxRedirects = 20
+    let perRequestTimeout: Double
+    private let session: URLSession
+    private let delegate = RedirectRefusal()
+    private let proxy: Proxy?
+    private let state = Locked(State())
+
+    private struct State {
+        var proxyAuthorization: String?
+        var exchanges = 0
+    }
+
+    init(behaviour: ClientBehaviour, deadline: Date, proxy: Proxy? = nil) {
+        self.behaviour = behaviour
+        self.deadline = deadline
+        self.proxy = proxy
+        self.cookies = CookieJar(enabled: behaviour.keepCookies)
+        self.perRequestTimeout = max(1, min(10, deadline.timeIntervalSinceNow / 2))
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCredentialStorage = nil
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = perRequestTimeout
+        if let proxy, let host = proxy.url.host {
+            // Apple platforms honour these keys; see docs/reference-client.md for Linux.
+            configuration.connectionProxyDictionary = [
+                "HTTPEnable": 1, "HTTPProxy": host, "HTTPPort": proxy.url.port ?? 80,
+            ]
+        }
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    /// Releases the session (URLSession keeps its delegate until invalidated).
+    func invalidate() {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// How many HTTP exchanges were made.
+    var exchanges: Int { state.withLock { $0.exchanges } }
+
+    /// One exchange: the jar's cookies out, `Set-Cookie` in, and the proxy's 407 answered
+    /// once with its credentials.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var response = try await exchange(request)
+        if response.status == 407, let proxy, let username = proxy.username,
+           state.withLock({ $0.proxyAuthorization == nil }),
+           Challenge.parse(response.header("Proxy-Authenticate") ?? "").contains(where: { $0.scheme == "basic" }) {
+            let credentials = Challenge.basicCredentials(username: username, password: proxy.password ?? "")
+            state.withLock { $0.proxyAuthorization = credentials }
+            response = try await exchange(request)
+        }
+        return response
+    }
+
+    /// Sends `request` and follows redirects (at most 20) as ``HTTPSession`` describes.
+    /// Stops at a redirect to a non-HTTP scheme (an app callback) and returns it.
+    func follow(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var response = try await send(request)
+        var hops = 0
+        while let target = response.redirectTarget {
+            guard target.scheme == "http" || target.scheme == "https" else { return response }
+            hops += 1
+            if hops > maxRedirects {
+                throw ClientFailure("too many redirects (more than \(maxRedirects)); last Location \(target.absoluteString)")
+            }
+            let from = response.request
+            if behaviour.refuseHTTPSDowngrade, from.url.scheme == "https", target.scheme == "http" {
+                throw ClientFailure("refused redirect from https to http: \(target.absoluteString)")
+            }
+            var next = HTTPRequest(url: target, headers: from.headers.filter { $0.name.lowercased() == "accept" })
+            if response.status == 307 || response.status == 308 {
+                next.method = from.method
+                next.body = from.body
+                next.headers = from.headers
+            }
+            if from.authorization != nil, !behaviour.credentialsOnlyToChallengingOrigin || Origin(from.url) == Origin(target) {
+                next.authorization = from.authorization
+            }
+            response = try await send(next)
+        }
+        return response
+    }
+
+    /// What came back for one URLRequest.
+    private struct Answer: Sendable {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+    }
+
+    /// One URLSession data task, cancelled when the run's task is (the deadline).
+    ///
+    /// URLSession trap (Linux): a `401`/`407` with a challenge header never reaches the
+    /// caller — the task waits on its authentication-challenge path (`.performDefaultHandling`
+    /// hangs, `.useCredential` without a credential crashes). ``RedirectRefusal`` records the
+    /// challenged response's status and headers and cancels the task; this method turns that
+    /// cancellation back into the 401/407 answer (without its body), which the client then
+    /// answers itself (Digest included, which Linux URLSession does not implement).
+    private func load(_ request: URLRequest) async throws -> Answer {
+        let box = Locked<URLSessionDataTask?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, Error>) in
+                let delegate = self.delegate
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        if let challenged = box.withLock({ $0 }).flatMap({ delegate.takeChallenge(for: $0.taskIdentifier) }) {
+                            continuation.resume(returning: Answer(status: challenged.status, headers: challenged.headers, body: Data()))
+                        } else {
+                            continuation.resume(throwing: error)
+                        }
+                    } else if let http = response as? HTTPURLResponse {
+                        var headers: [String: String] = [:]
+                        for (name, value) in http.allHeaderFields {
+                            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+                        }
+                        continuation.resume(returning: Answer(status: http.statusCode, headers: headers, body: data ?? Data()))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                box.withLock { $0 = task }
+                task.resume()
+            }
+        } onCancel: {
+            box.withLock { $0 }?.cancel()
+        }
+    }
+
+    private func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let remaining = deadline.timeIntervalSinceNow
+        guard remaining > 0 else { throw ClientFailure("timed out before \(request.method) \(request.url.absoluteString)") }
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        urlRequest.timeoutInterval = min(perRequestTimeout, remaining)
+        urlRequest.httpShouldHandleCookies = false
+        for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+        if let cookie = cookies.header(for: request.url) { urlRequest.setValue(cookie, forHTTPHeaderField: "Cookie") }
+        if let authorization = request.authorization { urlRequest.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        if let proxyAuthorization = state.withLock({ $0.proxyAuthorization }) {
+            urlRequest.setValue(proxyAuthorization, forHTTPHeaderField: "Proxy-Authorization")
+        }
+        urlRequest.httpBody = request.body
+        state.withLock { $0.exchanges += 1 }
+        let answer: Answer
+        do {
+            answer = try await load(urlRequest)
+        } catch let error as URLError where error.code == .cancelled && Task.isCancelled {
+            throw ClientFailure("timed out during \(request.method) \(request.url.absoluteString)")
+        } catch let error as URLError where error.code == .timedOut {
+            throw ClientFailure("timed out waiting for \(request.method) \(request.url.absoluteString)")
+        } catch let error as URLError {
+            throw ClientFailure("\(request.method) \(request.url.absoluteString) failed: \(error.localizedDescription) (URLError \(error.code.rawValue))")
+        }
+        cookies.store(setCookie: answer.headers["set-cookie"], from: request.url)
+        return HTTPResponse(request: request, status: answer.status, headers: answer.headers, body: answer.body)
+    }
+}
+
+/// Refuses every redirect, so the 3xx answer comes back to ``HTTPSession/follow(_:)``, and
+/// hands every 401/407 back to the client (see `HTTPSession.load`).
+final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    struct Challenged: Sendable {
+        var status: Int
+        var headers: [String: String]
+    }
+
+    private let challenged = Locked<[Int: Challenged]>([:])
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            var headers: [String: String] = [:]
+            for (name, value) in response.allHeaderFields {
+                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+            }
+            let id = task.taskIdentifier
+            challenged.withLock { $0[id] = Challenged(status: response.statusCode, headers: headers) }
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    /// The challenged answer recorded for task `id`, removed.
+    func takeChallenge(for id: Int) -> Challenged? {
+        challenged.withLock { $0.removeValue(forKey: id) }
+    }
+}
+
+/// A value behind a lock (the package targets macOS 14, before `Synchronization.Mutex`).
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// Something the client did, for logging or for a test that must act between steps
+/// (e.g. move the mocks' clock after the first OPDS login).
+public enum ClientEvent: Sendable, Equatable {
+    /// An OPDS bearer token was obtained (`count` 1 for the first login, 2 after a re-login).
+    case tokenObtained(count: Int)
+    /// A free-form step note ("borrowed", "fulfilled"…).
+    case step(String)
+}
+
+/// The reference SAML/HTTP auth client: every flow of the harness done right, on
+/// FoundationNetworking's URLSession.
+///
+/// ```swift
+/// let configuration = try ClientConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
+/// let result = await ReferenceClient(configuration: configuration).run()
+/// try result.write(to: "result.json")
+/// ```
+public struct ReferenceClient: Sendable {
+    public let configuration: ClientConfiguration
+    public let behaviour: ClientBehaviour
+    let events: (@Sendable (ClientEvent) async -> Void)?
+
+    /// Creates a client for one run. `events` is called after each notable step.
+    public init(configuration: ClientConfiguration, behaviour: ClientBehaviour = .correct,
+                events: (@Sendable (ClientEvent) async -> Void)? = nil) {
+        self.configuration = configuration
+        self.behaviour = behaviour
+        self.events = events
+    }
+
+    /// Runs the flow within `configuration.timeout` seconds and reports what happened.
+    /// Never throws: every problem is a `failure` result naming the server's words.
+    public func run() async -> ClientResult {
+        let deadline = Date().addingTimeInterval(configuration.timeout)
+        let http = HTTPSession(behaviour: behaviour, deadline: deadline, proxy: proxySettings)
+        defer { http.invalidate() }
+        let context = FlowContext(http: http, configuration: configuration, behaviour: behaviour,
+                                  budget: PasswordBudget(limit: behaviour.maxPasswordSubmissions), events: events)
+        var result: ClientResult
+        do {
+            result = try await withDeadline(configuration.timeout) { try await perform(context) }
+        } catch let failure as ClientFailure {
+            result = ClientResult(outcome: .failure, error: failure.description, resource: failure.resource)
+        } catch {
+            result = ClientResult(outcome: .failure, error: "\(error)")
+        }
+        result.details["flow"] = configuration.flow.rawValue
+        result.details["exchanges"] = String(http.exchanges)
+        result.details["password_submissions"] = String(context.budget.count)
+        return result
+    }
+
+    private var proxySettings: HTTPSession.Proxy? {
+        guard configuration.flow == .proxy, let text = configuration.parameters["PROXY_URL"], let url = URL(string: text) else { return nil }
+        return HTTPSession.Proxy(url: url, username: configuration.parameters["PROXY_USERNAME"],
+                                 password: configuration.parameters["PROXY_PASSWORD"])
+    }
+
+    private func perform(_ context: FlowContext) async throws -> ClientResult {
+        switch configuration.flow {
+        case .webSSO, .webSSOIdPInitiated, .casBrowser, .adfsPassive, .replay:
+            return try await BrowserLogin(context: context).run()
+        case .ecp:
+            return try await ECPFlow(context: context).run()
+        case .proxy:
+            // Whatever is behind the proxy (an HTTP-auth page, the SP, the CAS application)
+            // is reached as a browser would: challenges, login pages, auto-posts.
+            try Self.requireProcessProxy(configuration)
+            return try await BrowserLogin(context: context).run()
+        case .httpBasic, .httpDigest:
+            return try await HTTPAuthFlow(context: context).run()
+        case .casREST:
+            return try await CASRESTFlow(context: context).run()
+        case .adfsWSTrust:
+            return try await WSTrustFlow(context: context).run()
+        case .opdsSAML:
+            return try await OPDSFlow(context: context).run()
+        }
+    }
+
+    /// URLSession trap (Linux): `connectionProxyDictionary` is accepted and ignored —
+    /// requests go straight to the origin. FoundationNetworking runs on libcurl, which reads
+    /// the `http_proxy` environment variable, so the proxy flow needs the process started
+    /// with `http_proxy=<SAMLH_PROXY_URL>` (the `samlh-reference-client` executable sets it
+    /// for itself before the first request). Refuses to run rather than bypass the proxy.
+    static func requireProcessProxy(_ configuration: ClientConfiguration) throws {
+        #if !canImport(Darwin)
+        let proxy = try configuration.required("PROXY_URL")
+        let current = ProcessInfo.processInfo.environment["http_proxy"] ?? ""
+        guard current.trimmingCharacters(in: CharacterSet(charactersIn: "/")) == proxy.trimmingCharacters(in: CharacterSet(charactersIn: "/")) else {
+            throw ClientFailure("flow proxy: Linux URLSession ignores connectionProxyDictionary; start the process with http_proxy=\(proxy) (samlh-reference-client does this itself)")
+        }
+        #endif
+    }
+
+    /// Runs `body`, or fails "timed out after N s" when the scenario's time is up.
+    private func withDeadline(_ seconds: Double, _ body: @escaping @Sendable () async throws -> ClientResult) async throws -> ClientResult {
+        try await withThrowingTaskGroup(of: ClientResult.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+                throw ClientFailure("timed out after \(seconds) s (SAMLH_TIMEOUT)")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw ClientFailure("no result") }
+            return first
+        }
+    }
+}
+
+/// What every flow gets.
+struct FlowContext: Sendable {
+    let http: HTTPSession
+    let configuration: ClientConfiguration
+    let behaviour: ClientBehaviour
+    let budget: PasswordBudget
+    let events: (@Sendable (ClientEvent) async -> Void)?
+
+    var browser: BrowserFlow { BrowserFlow(http: http, configuration: configuration, behaviour: behaviour, budget: budget) }
+
+    func emit(_ event: ClientEvent) async { await events?(event) }
+}
