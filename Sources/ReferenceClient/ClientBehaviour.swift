@@ -18,8 +18,10 @@ public struct ClientBehaviour: Sendable, Equatable {
     /// Consulted by `CookieJar`.
     public var keepCookies = true
     /// How many times a password may be submitted before the client gives up
-    /// (`nil`: forever). Consulted by `PasswordBudget`.
-    public var maxPasswordSubmissions: Int? = 3
+    /// (`nil`: forever). Consulted by `PasswordBudget`. One: a refused password is refused
+    /// again (the client has no other); an app asks its user instead, as CFNetwork does with
+    /// `previousFailureCount`.
+    public var maxPasswordSubmissions: Int? = 1
     /// Send HTTP Basic credentials before any challenge. Consulted by `HTTPAuthFlow` and
     /// `BrowserFlow.open`.
     public var sendCredentialsBeforeChallenge = false

@@ -49,6 +49,11 @@ public struct Truth: Sendable, Equatable {
             if annotations["adfs.token"] == "saml20", let acs = annotations["adfs.acs"], !Self.isLoopback(acs),
                let response = Self.firstMatch(in: response.body, #"name="SAMLResponse"\s+value="([^"]+)""#) {
                 tokens.append(Token(kind: "adfs.saml-response", value: response, exchange: entry.sequence))
+                // A client that decodes it reports the XML: the Response's ID is in there.
+                if let xml = Data(base64Encoded: response.filter { !$0.isWhitespace }),
+                   let id = Self.firstMatch(in: Array(xml), #"<(?:samlp:)?Response[^>]*\sID="([^"]+)""#) {
+                    tokens.append(Token(kind: "adfs.saml-response-id", value: "ID=\"\(id)\"", exchange: entry.sequence))
+                }
             }
             if annotations["adfs.login"] == "ok", annotations["adfs.token"] != nil,
                let id = Self.firstMatch(in: response.body, #"(?:AssertionID|\sID)="(_[0-9A-Za-z]+)""#) {

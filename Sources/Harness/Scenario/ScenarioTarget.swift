@@ -32,9 +32,12 @@ public struct ScenarioTarget: Codable, Sendable, Equatable {
     public static func resolve(_ scenario: Scenario, ready: ReadyInfo?) -> ScenarioTarget {
         let user = scenario.user
         guard let ready else {
+            // A replay matches form posts by their keys: any credentials log in, so a client
+            // is given some when the recording names none.
             return ScenarioTarget(
                 id: scenario.id, flow: scenario.flow.rawValue, title: scenario.title, start: "",
-                username: user?.username, password: user?.password, secondFactorCode: user?.secondFactorCode,
+                username: user?.username ?? "replay-user", password: user?.password ?? "replay-password",
+                secondFactorCode: user?.secondFactorCode,
                 parameters: [:], expect: scenario.expect, timeout: scenario.effectiveTimeout,
                 seed: scenario.effectiveSeed, checks: scenario.checks.map(\.id))
         }

@@ -21,7 +21,7 @@ extension MockIdP {
         if environment.profile.profile.personality == .simplesamlphp {
             return SetCookie(name: CookieName.sspSession, value: flow.key, path: "/")
         }
-        return SetCookie(name: CookieName.flow, value: flow.key, path: "/idp")
+        return SetCookie(name: CookieName.flow, value: flow.key, path: cookiePath)
     }
 
     func newFlow(pending: PendingSSO, step: LoginFlow.Step, user: TestUser?) -> LoginFlow {
@@ -180,7 +180,7 @@ extension MockIdP {
         if rememberConsent { session.rememberedConsent.insert(flow.pending.sp.entityID) }
         if environment.profile.profile.idp.sessionReuse {
             state.save(session: session, key: sessionKey)
-            cookies.append(SetCookie(name: CookieName.session, value: sessionKey, path: "/idp"))
+            cookies.append(SetCookie(name: CookieName.session, value: sessionKey, path: cookiePath))
             if environment.profile.profile.personality == .simplesamlphp {
                 cookies.append(SetCookie(name: CookieName.sspAuthToken, value: token("_"), path: "/"))
             }

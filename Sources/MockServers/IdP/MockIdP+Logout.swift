@@ -6,7 +6,7 @@ extension MockIdP {
     /// answers the SP's SingleLogoutService with a signed LogoutResponse when its metadata has
     /// one, else a "logged out" page.
     func singleLogout(_ request: MockRequest) throws -> MockResponse {
-        var cookies = [SetCookie.expire(CookieName.session, path: "/idp")]
+        var cookies = [SetCookie.expire(CookieName.session, path: cookiePath)]
         if let key = request.cookie(CookieName.session) { state.endSession(key) }
         if environment.profile.profile.personality == .simplesamlphp {
             cookies.append(.expire(CookieName.sspAuthToken, path: "/"))

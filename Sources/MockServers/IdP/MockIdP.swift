@@ -96,6 +96,12 @@ public struct MockIdP: MockHandler {
         return .html(html, status: status)
     }
 
+    /// The path the IdP's cookies are scoped to: where its endpoints live (`/idp` for
+    /// Shibboleth, `/simplesaml` for SimpleSAMLphp), so a browser sends them back there.
+    var cookiePath: String {
+        environment.profile.profile.personality == .simplesamlphp ? "/simplesaml" : "/idp"
+    }
+
     /// A fresh random token (from the environment's ID generator, so seeded runs repeat).
     func token(_ prefix: String = "") -> String {
         prefix + environment.ids.next().drop { $0 == "_" }

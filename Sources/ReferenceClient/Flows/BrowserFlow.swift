@@ -51,7 +51,10 @@ struct BrowserFlow {
             guard let username = configuration.username, let password = configuration.password else {
                 throw ClientFailure("\(page.errorSummary): a login form asks for a password and none was given")
             }
-            try budget.spend(lastAnswer: page.errorSummary)
+            // A password form answering our own password post is a refusal.
+            let refused = page.request.method == "POST"
+                && String(decoding: page.request.body ?? Data(), as: UTF8.self).contains(FormEncoding.encode(passwordField) + "=")
+            try budget.spend(refused: refused, lastAnswer: page.errorSummary)
             var values = [passwordField: password]
             if let usernameField = form.usernameField { values[usernameField] = username }
             return try submit(form, on: page, values: values)

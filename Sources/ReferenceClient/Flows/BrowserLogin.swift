@@ -30,9 +30,14 @@ struct BrowserLogin {
         if let offBox = try Self.unsentResponse(final) { return offBox }
         var result = try judge(final, origin: resourceOrigin)
         if configuration.parameters["SECOND_LOGIN"] == "1" {
-            // End the session at the resource's server only; the IdP's session cookie stays,
-            // so the IdP must let the user in without the password.
-            if let origin = resourceOrigin { context.http.cookies.forget(setBy: origin) }
+            // End the session at the resource only: the cookies its server set for the
+            // resource's path. The IdP's session cookie stays — even when the IdP shares the
+            // origin, as CAS and its application do (TGC on /cas/, the app's on /app/) — so
+            // the IdP must let the user in without the password.
+            if let origin = resourceOrigin {
+                let resource = configuration.flow == .casBrowser ? try configuration.requiredURL("CAS_SERVICE") : start
+                context.http.cookies.forget(setBy: origin, applyingTo: resource.path(percentEncoded: true))
+            }
             let before = context.budget.count
             final = try await context.browser.open(start)
             result = try judge(final, origin: resourceOrigin)

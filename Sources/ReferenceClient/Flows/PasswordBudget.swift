@@ -1,29 +1,34 @@
 import Foundation
 
-/// Counts password submissions and stops the run before one too many
-/// (``ClientBehaviour/maxPasswordSubmissions``): a wrong password is re-challenged forever
-/// by many IdPs, and only the client can end that loop.
+/// Counts password submissions and stops before one too many in a row
+/// (``ClientBehaviour/maxPasswordSubmissions``): a wrong password is re-challenged forever by
+/// many IdPs, and only the client can end that loop. A submission that answers a fresh
+/// challenge (the first of a login, an IdP that asks again on purpose) starts the count over;
+/// one that answers a refusal of the previous one adds to it.
 final class PasswordBudget: Sendable {
     private let limit: Int?
-    private let used = Locked(0)
+    private let state = Locked((total: 0, inARow: 0))
 
     init(limit: Int?) {
         self.limit = limit
     }
 
-    var count: Int { used.withLock { $0 } }
+    /// Password submissions in all.
+    var count: Int { state.withLock { $0.total } }
 
-    /// Records one submission; throws instead when the limit is reached. `lastAnswer` is the
-    /// server's words for the previous refusal.
-    func spend(lastAnswer: @autoclosure () -> String) throws {
-        let count = used.withLock { value -> Int in
-            value += 1
-            return value
+    /// Records one submission; throws instead when it would be one too many in a row.
+    /// `refused`: the server is answering the previous submission with another challenge.
+    /// `lastAnswer` is the server's words for that refusal.
+    func spend(refused: Bool = true, lastAnswer: @autoclosure () -> String) throws {
+        let inARow = state.withLock { value -> Int in
+            value.inARow = refused ? value.inARow + 1 : 1
+            return value.inARow
         }
-        if let limit, count > limit {
-            used.withLock { $0 -= 1 }
-            throw ClientFailure("password refused: gave up after \(limit) password submissions (last answer: \(lastAnswer()))")
+        if let limit, inARow > limit {
+            throw ClientFailure("password refused: gave up after \(limit) password submission\(limit == 1 ? "" : "s") "
+                + "(last answer: \(lastAnswer()))")
         }
+        state.withLock { $0.total += 1 }
     }
 }
 
@@ -43,23 +48,25 @@ struct ChallengeResponder {
         }
         var current = response
         var digest: DigestAuthenticator?
+        var answered = false
         while current.status == 401 {
             let challenges = Challenge.parse(current.header("WWW-Authenticate") ?? "")
             var request = current.request
             if let offered = DigestAuthenticator.best(of: challenges) {
                 let stale = digest != nil && offered.parameters["stale"]?.lowercased() == "true"
-                if !stale { try budget.spend(lastAnswer: current.summaryWithChallenge) }
+                if !stale { try budget.spend(refused: answered, lastAnswer: current.summaryWithChallenge) }
                 var authenticator = DigestAuthenticator(challenge: offered)
                 request.authorization = authenticator.authorization(method: request.method, url: request.url,
                                                                     username: username, password: password)
                 digest = authenticator
             } else if challenges.contains(where: { $0.scheme == "basic" }) {
-                try budget.spend(lastAnswer: current.summaryWithChallenge)
+                try budget.spend(refused: answered, lastAnswer: current.summaryWithChallenge)
                 request.authorization = Challenge.basicCredentials(username: username, password: password)
             } else {
                 throw ClientFailure("\(current.errorSummary): no supported authentication scheme in '\(current.header("WWW-Authenticate") ?? "")'")
             }
             current = try await http.follow(request)
+            answered = true
         }
         return current
     }

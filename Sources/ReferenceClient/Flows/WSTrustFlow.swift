@@ -35,7 +35,8 @@ struct WSTrustFlow {
             throw ClientFailure("\(answer.errorSummary): no RequestedSecurityToken in the answer", resource: answer.text)
         }
         if context.behaviour.requireSignedToken, scan.first("SignatureValue", namespace: "http://www.w3.org/2000/09/xmldsig#") == nil {
-            throw ClientFailure("the issued token carries no signature (unsigned token refused)", resource: answer.text)
+            // A refused token is not a resource the client obtained: it is not reported.
+            throw ClientFailure("the issued token carries no signature (unsigned token refused)")
         }
         if context.behaviour.checkTokenConditions {
             try Self.checkValidity(scan, answer: answer)
@@ -73,11 +74,10 @@ struct WSTrustFlow {
             notBefore += inside.filter { $0.name == "Created" }.compactMap { date($0.text) }
         }
         if let expiry = notOnOrAfter.min(), expiry.addingTimeInterval(skew) <= now {
-            throw ClientFailure("the issued token expired at \(formatter.string(from: expiry)) (NotOnOrAfter; now \(formatter.string(from: now)))",
-                                resource: answer.text)
+            throw ClientFailure("the issued token expired at \(formatter.string(from: expiry)) (NotOnOrAfter; now \(formatter.string(from: now)))")
         }
         if let start = notBefore.max(), start.addingTimeInterval(-skew) > now {
-            throw ClientFailure("the issued token is not yet valid before \(formatter.string(from: start)) (NotBefore)", resource: answer.text)
+            throw ClientFailure("the issued token is not yet valid before \(formatter.string(from: start)) (NotBefore)")
         }
     }
 

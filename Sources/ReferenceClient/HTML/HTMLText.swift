@@ -59,7 +59,8 @@ enum HTMLText {
     static func errorWords(in html: String) -> String {
         var words: [String] = []
         if let code = elementText(containing: "<code", in: html) { words.append(code) }
-        for marker in ["id=\"explanation\"", "id=\"errorText\"", "id=\"errorDetailsMessage\"", "class=\"error\"", "form-error\""] {
+        for marker in ["id=\"explanation\"", "id=\"errorText\"", "id=\"errorDetailsMessage\"", "id=\"loginErrorsPanel\"",
+                       "class=\"error\"", "form-error\"", "alert-danger"] {
             if let text = elementText(containing: marker, in: html), !words.contains(text) { words.append(text) }
         }
         if words.isEmpty, let title = elementText(containing: "<title", in: html) { words.append(title) }

@@ -72,6 +72,19 @@ final class CookieJar: @unchecked Sendable {
         lock.withLock { cookies.removeAll { $0.setBy == origin.description } }
     }
 
+    /// Forgets the cookies `origin` set that a request for `path` would carry (RFC 6265
+    /// §5.1.4 path-match), keeping its cookies for other paths.
+    func forget(setBy origin: Origin, applyingTo path: String) {
+        let path = path.isEmpty ? "/" : path
+        lock.withLock {
+            cookies.removeAll { cookie in
+                guard cookie.setBy == origin.description else { return false }
+                return path == cookie.path || (path.hasPrefix(cookie.path)
+                    && (cookie.path.hasSuffix("/") || path.dropFirst(cookie.path.count).hasPrefix("/")))
+            }
+        }
+    }
+
     /// Cookie names held (for details).
     var names: [String] { lock.withLock { cookies.map(\.name) } }
 

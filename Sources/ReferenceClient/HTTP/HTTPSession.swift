@@ -180,10 +180,26 @@ final class HTTPSession: Sendable {
         } catch let error as URLError where error.code == .timedOut {
             throw ClientFailure("timed out waiting for \(request.method) \(request.url.absoluteString)")
         } catch let error as URLError {
-            throw ClientFailure("\(request.method) \(request.url.absoluteString) failed: \(error.localizedDescription) (URLError \(error.code.rawValue))")
+            throw ClientFailure("\(Self.plainWords(error)): \(request.method) \(request.url.absoluteString) failed: "
+                + "\(error.localizedDescription) (URLError \(error.code.rawValue))")
         }
         cookies.store(setCookie: answer.headers["set-cookie"], from: request.url)
         return HTTPResponse(request: request, status: answer.status, headers: answer.headers, body: answer.body)
+    }
+
+    /// What went wrong with the connection, in words a user (and a log search) understands;
+    /// URLSession's own descriptions ("Empty reply from server") vary by platform.
+    static func plainWords(_ error: URLError) -> String {
+        switch error.code {
+        case .badServerResponse, .networkConnectionLost, .zeroByteResource:
+            "connection closed by the server without an answer"
+        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed:
+            "connection refused or host not found"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
+            "TLS connection failed"
+        default:
+            "connection error"
+        }
     }
 }
 

@@ -105,9 +105,10 @@ struct ReauthOnCredentialsInvalidCheck: Check {
             return .fail("the client did not log in again after the credentials-invalid answer to \(action) in #\(problem.sequence)",
                          [MessageTraffic.evidence(problem, "credentials-invalid", excerpt: problem.response?.bodyText)])
         }
+        // The redo counts whatever it is answered: a token that is refused again (a server
+        // that only issues dead tokens) must end the run, not start another login.
         guard let redo = later.first(where: {
             $0.sequence > login.sequence && $0.request.method == problem.request.method && $0.request.path == problem.request.path
-                && ($0.response?.status ?? 500) < 400
         }) else {
             return .fail("the client logged in again (#\(login.sequence)) but never redid \(action)",
                          [MessageTraffic.evidence(problem, "credentials-invalid"), MessageTraffic.evidence(login, "new login")])
@@ -116,6 +117,11 @@ struct ReauthOnCredentialsInvalidCheck: Check {
         if before.count > 1 {
             return .fail("the client started \(before.count) logins before redoing \(action); once is enough",
                          before.map { MessageTraffic.evidence($0, "login start") })
+        }
+        let refusedAgain = redo.annotations["cm.problem"] == "credentials-invalid"
+        if refusedAgain, starts.count > 1 {
+            return .fail("the redo (#\(redo.sequence)) was refused again and the client logged in \(starts.count) times; once is enough",
+                         starts.map { MessageTraffic.evidence($0, "login start") })
         }
         return .pass("logged in again (#\(login.sequence)) and redid \(action) (#\(redo.sequence))",
                      [MessageTraffic.evidence(problem, "credentials-invalid"), MessageTraffic.evidence(login, "new login"),
