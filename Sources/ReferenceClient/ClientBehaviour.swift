@@ -59,4 +59,37 @@ public struct ClientBehaviour: Sendable, Equatable {
 
     /// Creates the correct behaviour; change fields to make a variant.
     public init() {}
+
+    /// The classic bugs, one switch each, by name (`samlh-reference-client --variant NAME`,
+    /// or `SAMLH_REFERENCE_VARIANT`). For the harness's own tests: each must be caught.
+    public static let variants: [(name: String, summary: String, behaviour: ClientBehaviour)] = [
+        variant("form-not-encoded", "form bodies not percent-encoded (`+` arrives as a space)") { $0.percentEncodeFormBodies = false },
+        variant("base64-padding-stripped", "the SAMLResponse posted without its `=` padding") { $0.keepBase64Padding = false },
+        variant("relaystate-dropped", "RelayState not posted back with the SAMLResponse") { $0.echoRelayState = false },
+        variant("cookies-not-kept", "no cookie ever sent back") { $0.keepCookies = false },
+        variant("password-retried-forever", "a refused password submitted again and again") { $0.maxPasswordSubmissions = nil },
+        variant("basic-before-challenge", "Basic credentials sent before any challenge") { $0.sendCredentialsBeforeChallenge = true },
+        variant("credentials-to-other-host", "credentials kept across a redirect to another host") { $0.credentialsOnlyToChallengingOrigin = false },
+        variant("https-downgrade-followed", "an https→http redirect followed") { $0.refuseHTTPSDowngrade = false },
+        variant("credentials-invalid-ignored", "no new login on credentials-invalid") { $0.reloginOnCredentialsInvalid = false },
+        variant("cas-ticket-reused", "a CAS service ticket validated twice") { $0.useCASTicketOnce = false },
+        variant("cas-wrong-service", "a CAS ticket validated with another service URL") { $0.validateWithIssuedService = false },
+        variant("wstrust-password-unescaped", "the WS-Trust password written into XML unescaped") { $0.xmlEscapeWSTrustCredentials = false },
+        variant("ecp-consumer-url-unchecked", "the ECP consumer URL never compared") { $0.checkECPConsumerURL = false },
+        variant("error-page-as-success", "any 200 page taken as success") { $0.detectIdPErrorPages = false },
+        variant("unsigned-accepted", "an unsigned Response or token accepted where the client validates") { $0.requireSignedToken = false },
+        variant("token-conditions-unchecked", "an expired WS-Trust token used") { $0.checkTokenConditions = false },
+    ]
+
+    /// The variant named `name`, or nil.
+    public static func variant(named name: String) -> ClientBehaviour? {
+        variants.first { $0.name == name }?.behaviour
+    }
+
+    private static func variant(_ name: String, _ summary: String,
+                                _ change: (inout ClientBehaviour) -> Void) -> (name: String, summary: String, behaviour: ClientBehaviour) {
+        var behaviour = ClientBehaviour()
+        change(&behaviour)
+        return (name, summary, behaviour)
+    }
 }

@@ -47,6 +47,12 @@ public struct ReferenceClient: Sendable {
             result = ClientResult(outcome: .failure, error: "\(error)")
         }
         result.details["flow"] = configuration.flow.rawValue
+        if [.ecp, .adfsWSTrust].contains(configuration.flow) {
+            // Where the client itself receives the SAML (no browser hands it to an SP first), it
+            // refuses an unsigned Response or token; it does not verify signatures (no XML-DSig
+            // in Foundation). The harness holds it to that claim (security.signature-validated).
+            result.details["validates_saml"] = "signature-present"
+        }
         result.details["exchanges"] = String(http.exchanges)
         result.details["password_submissions"] = String(context.budget.count)
         return result

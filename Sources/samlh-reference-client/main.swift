@@ -4,6 +4,22 @@ import Foundation
 import ReferenceClient
 
 let environment = ProcessInfo.processInfo.environment
+
+// A buggy variant for the harness's own tests: `--variant NAME` or SAMLH_REFERENCE_VARIANT.
+var behaviour = ClientBehaviour.correct
+let arguments = CommandLine.arguments.dropFirst()
+let variantName = arguments.first { $0.hasPrefix("--variant=") }.map { String($0.dropFirst("--variant=".count)) }
+    ?? arguments.firstIndex(of: "--variant").flatMap { arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil }
+    ?? environment["SAMLH_REFERENCE_VARIANT"]
+if let variantName, !variantName.isEmpty {
+    guard let variant = ClientBehaviour.variant(named: variantName) else {
+        let names = ClientBehaviour.variants.map(\.name).joined(separator: ", ")
+        FileHandle.standardError.write(Data("samlh-reference-client: usage error: no variant `\(variantName)`; variants: \(names)\n".utf8))
+        exit(2)
+    }
+    behaviour = variant
+}
+
 let configuration: ClientConfiguration
 do {
     configuration = try ClientConfiguration.fromEnvironment(environment)
@@ -25,7 +41,7 @@ if configuration.flow == .proxy, let proxy = configuration.parameters["PROXY_URL
 }
 #endif
 
-let result = await ReferenceClient(configuration: configuration).run()
+let result = await ReferenceClient(configuration: configuration, behaviour: behaviour).run()
 if let path = configuration.resultFile, !path.isEmpty {
     do {
         try result.write(to: path)

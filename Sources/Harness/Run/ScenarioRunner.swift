@@ -93,15 +93,18 @@ public struct ScenarioRunner: Sendable {
         if let launchError = execution.launchError {
             return finish(.error, "the client could not start: \(launchError)", exchanges: entries.count, client: summary)
         }
+        // The checks judge the traffic even of a client that had to be stopped: why it hung
+        // (a password loop, a redirect loop) is in there.
+        let verdicts = ExpectationJudge.verdicts(scenario: scenario, target: mocks.target, entries: entries,
+                                                 execution: execution, truth: Truth.from(entries))
         if let stopped = execution.stopped {
-            return finish(.error, "the client was stopped: \(stopped)", exchanges: entries.count, client: summary)
+            return finish(.error, "the client was stopped: \(stopped)", verdicts: verdicts, exchanges: entries.count,
+                          client: summary)
         }
         if execution.timedOut {
             return finish(.error, "the client did not finish within \(String(format: "%g", timeout)) s and was stopped",
-                          exchanges: entries.count, client: summary)
+                          verdicts: verdicts, exchanges: entries.count, client: summary)
         }
-        let verdicts = ExpectationJudge.verdicts(scenario: scenario, target: mocks.target, entries: entries,
-                                                 execution: execution, truth: Truth.from(entries))
         let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
         return finish(failed.isEmpty ? .pass : .fail, failed.first.map { "\($0.check): \($0.reason)" },
                       verdicts: verdicts, exchanges: entries.count, client: summary)

@@ -26,6 +26,25 @@ extension HTTPAuthMock {
             return challenge(space, .wrongCredentials, scheme: "Basic", user: credentials.username,
                              detail: known ? "wrong password for \(credentials.username)" : "no user named \(credentials.username)")
         }
+        if request.path == Self.elsewherePath, let other = Self.otherName(of: request) {
+            // A portal that moved: after a successful login it redirects to the same server
+            // under its other host name (127.0.0.1 ↔ localhost) — another origin, which has
+            // asked for nothing. A client must not carry these credentials there.
+            return annotate(MockResponse.redirect(other + "/basic-other/"), HTTPAuthResult.ok, space: space, scheme: "Basic",
+                            user: user.username, algorithm: nil, detail: "granted; moved to \(other)")
+                .annotated("auth.redirect", "other-host")
+        }
         return granted(space, user: user, scheme: "Basic")
+    }
+
+    /// `/basic/elsewhere`: Basic-protected; once granted, a 302 to `/basic-other/` on this
+    /// server's other host name (127.0.0.1 ↔ localhost), another origin.
+    static let elsewherePath = "/basic/elsewhere"
+
+    /// `http://localhost:PORT` for a request to 127.0.0.1:PORT, and the other way round.
+    static func otherName(of request: MockRequest) -> String? {
+        guard let host = request.header("Host") else { return nil }
+        let port = host.split(separator: ":").last.map(String.init) ?? "80"
+        return host.hasPrefix("localhost") ? "http://127.0.0.1:\(port)" : "http://localhost:\(port)"
     }
 }

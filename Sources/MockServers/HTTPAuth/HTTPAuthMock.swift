@@ -143,7 +143,7 @@ public struct HTTPAuthMock: MockHandler {
                         detail: "authorized")
     }
 
-    private func annotate(_ response: MockResponse, _ result: HTTPAuthResult, space: ProtectionSpace, scheme: String,
+    func annotate(_ response: MockResponse, _ result: HTTPAuthResult, space: ProtectionSpace, scheme: String,
                           user: String?, algorithm: String?, detail: String) -> MockResponse {
         var response = response
         response.annotations[HTTPAuthResult.Key.result] = result.rawValue

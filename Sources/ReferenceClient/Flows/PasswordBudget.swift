@@ -48,9 +48,14 @@ struct ChallengeResponder {
         }
         var current = response
         var digest: DigestAuthenticator?
-        var answered = false
+        var lastSpace: String?
         while current.status == 401 {
             let challenges = Challenge.parse(current.header("WWW-Authenticate") ?? "")
+            // A refusal is a new challenge from the protection space just answered (origin
+            // and realm); a redirect may bring a challenge from another space, a fresh one.
+            let space = "\(Origin(current.request.url)?.description ?? "") \(challenges.first?.parameters["realm"] ?? "")"
+            let answered = space == lastSpace
+            lastSpace = space
             var request = current.request
             if let offered = DigestAuthenticator.best(of: challenges) {
                 let stale = digest != nil && offered.parameters["stale"]?.lowercased() == "true"
@@ -66,7 +71,6 @@ struct ChallengeResponder {
                 throw ClientFailure("\(current.errorSummary): no supported authentication scheme in '\(current.header("WWW-Authenticate") ?? "")'")
             }
             current = try await http.follow(request)
-            answered = true
         }
         return current
     }

@@ -21,8 +21,14 @@ enum MessageTraffic {
     }
 
     /// The URL the client meant: the absolute-form target of a proxied request, else the
-    /// receiving mock's origin and the target.
-    static func destination(_ entry: TrafficEntry) -> String { entry.request.url }
+    /// `Host` it named (one server answers as 127.0.0.1 and as localhost: two origins to a
+    /// client) and the target, else the receiving mock's origin and the target.
+    static func destination(_ entry: TrafficEntry) -> String {
+        let request = entry.request
+        guard !request.target.contains("://"), let host = request.header("Host"), !host.isEmpty,
+              let scheme = URLParts(request.origin)?.scheme else { return request.url }
+        return "\(scheme)://\(host)\(request.target)"
+    }
 
     /// `scheme://host:port` of the URL a request was headed for.
     static func destinationOrigin(_ entry: TrafficEntry) -> String {

@@ -11,6 +11,48 @@ struct SelfValidationJudge {
     /// Whether a knob breaks the Response that way (by the SP reason it causes).
     let breaks: (Knob) -> Bool
 
+    /// Whether the client says it judges SAML itself (`details.validates_saml`): `true` or
+    /// `strict` — signatures and conditions; `signature-present` — it refuses unsigned SAML
+    /// only, so it is held to that for a Response whose only breakage is a missing signature.
+    static func claimsValidation(_ context: CheckContext, of knobs: [Knob]) -> Bool {
+        let details = context.execution.report?.details ?? [:]
+        let values = ["saml_validation", "validates_saml", "validation"].compactMap { details[$0]?.lowercased() }
+        if values.contains(where: { ["true", "yes", "on", "strict"].contains($0) }) { return true }
+        return values.contains("signature-present") && knobs.allSatisfy { $0.expectedSPReason == "signature.missing" }
+    }
+
+    /// ECP: the IdP's SOAP answer carries the Response; a client that validates does not
+    /// forward a broken one to the SP's ECP endpoint. Nil when the run served none.
+    func ecp(_ context: CheckContext, scenarioKnobs: [Knob]) -> CheckOutcome? {
+        let served = context.entries.first { entry in
+            entry.mock == "idp" && entry.request.path.hasSuffix("/SOAP/ECP") && entry.response?.status == 200
+        }
+        guard let served else { return nil }
+        let annotated = (served.annotations["idp.knobs"] ?? "").split(separator: " ").compactMap { try? Knob(parsing: String($0)) }
+        let knobs = (annotated.isEmpty ? scenarioKnobs : annotated).filter(breaks)
+        guard !knobs.isEmpty else { return nil }
+        let names = knobs.map(\.text).joined(separator: ", ")
+        let servedEvidence = MessageTraffic.evidence(served, "ECP Response served with \(names)")
+        let forwarded = context.entries.first { entry in
+            entry.sequence > served.sequence && entry.mock == "sp" && entry.request.method == "POST"
+                && entry.request.path.hasSuffix("/SAML2/ECP")
+        }
+        guard let forwarded else {
+            return .pass("the client refused the ECP Response with \(what) of #\(served.sequence) (\(names)) and never forwarded it",
+                         [servedEvidence])
+        }
+        let claimsValidation = Self.claimsValidation(context, of: knobs)
+        let forwardedEvidence = MessageTraffic.evidence(forwarded, "forwarded to the SP")
+        if context.execution.claimsSuccess, context.truth.found(in: context.execution.report?.resource) == nil {
+            return .fail("the client took the ECP Response with \(what) of #\(served.sequence) as a login", [servedEvidence, forwardedEvidence])
+        }
+        if claimsValidation {
+            return .fail("the client says it validates SAML, yet forwarded the ECP Response with \(what) of #\(served.sequence) (\(names)) in #\(forwarded.sequence)",
+                         [servedEvidence, forwardedEvidence])
+        }
+        return .notApplicable("the client forwarded the ECP Response of #\(served.sequence) without judging it; it does not validate SAML itself")
+    }
+
     func evaluate(_ context: CheckContext) -> CheckOutcome {
         let served = SAMLPostTraffic.servedForms(context.entries, field: "SAMLResponse")
         let scenarioKnobs = (context.scenario.knobs ?? []).compactMap { try? Knob(parsing: $0) }
@@ -21,7 +63,8 @@ struct SelfValidationJudge {
             return knobs.isEmpty ? nil : (form, knobs)
         }
         guard let (form, knobs) = broken.first else {
-            return .notApplicable("the IdP served no Response with \(what) in this run")
+            return ecp(context, scenarioKnobs: scenarioKnobs)
+                ?? .notApplicable("the IdP served no Response with \(what) in this run")
         }
         let names = knobs.map(\.text).joined(separator: ", ")
         let formEvidence = MessageTraffic.evidence(form.entry, "Response served with \(names)")
@@ -37,10 +80,7 @@ struct SelfValidationJudge {
             return .fail("the client took the Response with \(what) of #\(form.entry.sequence) (\(names)) as a login and reported success",
                          [formEvidence, postEvidence])
         }
-        let details = context.execution.report?.details ?? [:]
-        let claimsValidation = ["saml_validation", "validates_saml", "validation"].contains {
-            ["true", "yes", "on", "strict"].contains(details[$0]?.lowercased() ?? "")
-        }
+        let claimsValidation = Self.claimsValidation(context, of: knobs)
         if claimsValidation {
             return .fail("the client says it validates SAML, yet posted the Response with \(what) of #\(form.entry.sequence) (\(names)) in #\(post.entry.sequence)",
                          [formEvidence, postEvidence])
