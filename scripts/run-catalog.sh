@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The main job: installs what it needs (idempotently), builds, and runs the whole
+# conformance catalog against the built-in Swift reference client, writing the results to
+# Reports/catalog/ (results.jsonl: one line per scenario as it finishes).
+#   bash scripts/run-catalog.sh [extra samlharness run options, e.g. --filter tag:ecp]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/install-deps.sh
+swift build -c release
+.build/release/samlharness run --builtin reference --jobs 2 --report-dir Reports/catalog "$@"
