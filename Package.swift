@@ -77,7 +77,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SAMLCoreTests",
-            dependencies: ["SAMLCore"],
+            dependencies: ["SAMLCore", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
         // What the test targets share: the suite fixture, a scripted browser, third-party

@@ -229,8 +229,8 @@ import Testing
         let out = Pipe()
         process.standardOutput = out
         process.standardError = Pipe()
-        guard (try? process.run()) != nil else { return false }
-        let help = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard (try? ProcessIO.launch(process)) != nil else { return false }
+        let help = String(decoding: ProcessIO.readAll(out.fileHandleForReading), as: UTF8.self)
         process.waitUntilExit()
         return help.contains("--seed") && help.contains("--clock") && help.contains("--freeze-clock")
     }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import SAMLCore
 import Synchronization
@@ -446,7 +447,7 @@ private struct Curl {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             process.terminationHandler = { _ in continuation.resume() }
             do {
-                try process.run()
+                try ProcessIO.launch(process)
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)

@@ -50,10 +50,10 @@ import FoundationNetworking
         let stderr = Pipe()
         process.standardError = stderr
         process.standardOutput = Pipe()
-        try process.run()
+        try ProcessIO.launch(process)
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)
-        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: ProcessIO.readAll(stderr.fileHandleForReading), as: UTF8.self)
         #expect(message.contains("no profile `nope`"))
     }
 
@@ -63,7 +63,7 @@ import FoundationNetworking
         process.arguments = ["serve", "--knob", "clock-skew=later"]
         process.standardError = Pipe()
         process.standardOutput = Pipe()
-        try process.run()
+        try ProcessIO.launch(process)
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)
     }

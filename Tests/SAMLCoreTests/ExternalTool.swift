@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs an external program (xmlsec1, python3-saml scripts) and captures its outcome.
 struct ExternalTool {
@@ -18,7 +19,7 @@ struct ExternalTool {
         process.standardError = err
         let input = Pipe()
         process.standardInput = input
-        try process.run()
+        try ProcessIO.launch(process)
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         // Read both pipes to the end before waiting, so a chatty tool cannot block.
@@ -26,10 +27,10 @@ struct ExternalTool {
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {
-            stderrData = err.fileHandleForReading.readDataToEndOfFile()
+            stderrData = ProcessIO.readAll(err.fileHandleForReading)
             group.leave()
         }
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stdoutData = ProcessIO.readAll(out.fileHandleForReading)
         group.wait()
         process.waitUntilExit()
         return Outcome(status: process.terminationStatus,

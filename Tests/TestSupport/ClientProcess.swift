@@ -41,7 +41,7 @@ public enum ClientProcess {
                 process.standardError = err
                 process.standardInput = FileHandle.nullDevice
                 do {
-                    try process.run()
+                    try ProcessIO.launch(process)
                 } catch {
                     continuation.resume(throwing: error)
                     return
@@ -52,10 +52,10 @@ public enum ClientProcess {
                 let group = DispatchGroup()
                 group.enter()
                 DispatchQueue.global().async {
-                    stderrData = err.fileHandleForReading.readDataToEndOfFile()
+                    stderrData = ProcessIO.readAll(err.fileHandleForReading)
                     group.leave()
                 }
-                let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+                let stdoutData = ProcessIO.readAll(out.fileHandleForReading)
                 group.wait()
                 process.waitUntilExit()
                 killer.cancel()

@@ -21,18 +21,12 @@ public final class ServeProcess: @unchecked Sendable {
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
-        try process.run()
-        var buffer = Data()
-        let handle = stdout.fileHandleForReading
-        while !buffer.contains(UInt8(ascii: "\n")) {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-        }
+        try ProcessIO.launch(process)
+        let buffer = ProcessIO.readLine(stdout.fileHandleForReading)
         guard let line = String(data: buffer, encoding: .utf8)?.split(separator: "\n").first,
               let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
             process.waitUntilExit()
-            let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let errors = String(decoding: ProcessIO.readAll(stderr.fileHandleForReading), as: UTF8.self)
             throw StartFailure(description: "serve exited \(process.terminationStatus) without a ready line: \(errors)")
         }
         ready = object
@@ -49,7 +43,7 @@ public final class ServeProcess: @unchecked Sendable {
     public func stop() -> (status: Int32, stderr: String) {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: ProcessIO.readAll(stderr.fileHandleForReading), as: UTF8.self)
         return (process.terminationStatus, errors)
     }
 
