@@ -83,7 +83,8 @@ public final class ReplaySession: Sendable {
     public func reset() { engine.reset() }
 
     /// Stops the listeners.
-    public func stop() async { await servers.stop() }
+    /// Stops the listeners; exchanges in flight get `grace` to finish.
+    public func stop(grace: Duration = .seconds(2)) async { await servers.stop(grace: grace) }
 
     /// What `serve --scenario` prints under `replay` in its ready line.
     public var readyInfo: ReplayReadyInfo {

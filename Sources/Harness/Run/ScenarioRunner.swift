@@ -122,6 +122,11 @@ public struct ScenarioRunner: Sendable {
                               seconds: (seconds * 1000).rounded() / 1000, exchanges: entries.count, client: nil)
     }
 
+    /// How long the mocks wait for exchanges in flight once the client has finished: only a
+    /// connection the client left open (a `no-answer` knob) is still there, and nothing in it
+    /// is judged.
+    static let stopGrace: Duration = .milliseconds(200)
+
     /// The mocks (or the replay) one scenario runs against.
     struct RunningMocks {
         let target: ScenarioTarget
@@ -139,13 +144,13 @@ public struct ScenarioRunner: Sendable {
                 ids: SeededIDGenerator(seed: scenario.effectiveSeed), logger: logger)
             var target = ScenarioTarget.resolve(scenario, ready: nil)
             target.start = session.startURL
-            return RunningMocks(target: target, log: session.log, stop: { await session.stop() })
+            return RunningMocks(target: target, log: session.log, stop: { await session.stop(grace: Self.stopGrace) })
         }
         var profile = try loader.profile(named: scenario.profile ?? "shibboleth")
         profile.knobs += try (scenario.knobs ?? []).map(Knob.init(parsing:))
         let suite = try await MockSuite.start(profile: profile, seed: scenario.effectiveSeed, clockStart: clockStart,
                                               frozen: frozen, mockIdPDirectory: mockIdPDirectory, logger: logger)
         return RunningMocks(target: ScenarioTarget.resolve(scenario, ready: suite.readyInfo()), log: suite.log,
-                            stop: { await suite.stop() })
+                            stop: { await suite.stop(grace: Self.stopGrace) })
     }
 }

@@ -99,8 +99,9 @@ public final class MockSuite: Sendable {
                         mockIdPDirectory: mockIdPDirectory, logger: logger)
     }
 
-    public func stop() async {
-        await servers.stop()
+    /// Stops the mocks; exchanges in flight get `grace` to finish.
+    public func stop(grace: Duration = .seconds(2)) async {
+        await servers.stop(grace: grace)
     }
 
     /// The ready line's content.
