@@ -15,12 +15,12 @@ import Testing
     static func run(_ configuration: ClientConfiguration) async throws -> (ClientProcess.Outcome, ClientResult?) {
         let resultFile = FileManager.default.temporaryDirectory.appendingPathComponent("rc-\(UUID().uuidString).json").path
         var environment = ["SAMLH_FLOW": configuration.flow.rawValue, "SAMLH_START_URL": configuration.startURL.absoluteString,
-                           "SAMLH_RESULT_FILE": resultFile, "SAMLH_TIMEOUT": "20"]
+                           "SAMLH_RESULT_FILE": resultFile, "SAMLH_TIMEOUT": "60"]
         if let username = configuration.username { environment["SAMLH_USERNAME"] = username }
         if let password = configuration.password { environment["SAMLH_PASSWORD"] = password }
         for (key, value) in configuration.parameters { environment["SAMLH_" + key] = value }
         let arguments = ["-i"] + environment.map { "\($0.key)=\($0.value)" } + [binary]
-        let outcome = try await ClientProcess.run("/usr/bin/env", arguments, timeout: 30)
+        let outcome = try await ClientProcess.run("/usr/bin/env", arguments, timeout: 90)
         defer { try? FileManager.default.removeItem(atPath: resultFile) }
         let result = (try? Data(contentsOf: URL(fileURLWithPath: resultFile))).flatMap { try? JSONDecoder().decode(ClientResult.self, from: $0) }
         return (outcome, result)
