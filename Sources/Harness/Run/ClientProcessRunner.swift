@@ -50,13 +50,15 @@ public struct ClientProcessRunner: Sendable {
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
             return Outcome(status: nil, timedOut: false, stdout: "", stderr: "", launchError: "pipe: \(String(cString: strerror(errno)))", seconds: 0, stopped: nil)
         }
+        setCloseOnExec(outPipe + errPipe)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        for fd in [outPipe[0], outPipe[1], errPipe[0], errPipe[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
+        // Nothing else of the runner (other clients' pipes, the mocks' sockets) leaks into the client.
+        if let spawnCloseFrom { _ = spawnCloseFrom(&actions, 3) } else { setCloseOnExec(outPipe + errPipe) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -186,4 +188,16 @@ final class BoundedReader: @unchecked Sendable {
             return dropped > 0 ? "[… \(dropped) bytes dropped]\n" + text : text
         }
     }
+}
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), looked up at run time: Swift's
+/// Glibc module does not export it.
+private let spawnCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
+}()
+
+/// Marks descriptors close-on-exec (for when the closefrom action is missing).
+private func setCloseOnExec(_ fds: [Int32]) {
+    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
 }

@@ -95,8 +95,7 @@ public struct ScenarioRunner: Sendable {
         }
         // The checks judge the traffic even of a client that had to be stopped: why it hung
         // (a password loop, a redirect loop) is in there.
-        let verdicts = ExpectationJudge.verdicts(scenario: scenario, target: mocks.target, entries: entries,
-                                                 execution: execution, truth: Truth.from(entries))
+        let verdicts = await Self.judge(scenario, target: mocks.target, entries: entries, execution: execution)
         if let stopped = execution.stopped {
             return finish(.error, "the client was stopped: \(stopped)", verdicts: verdicts, exchanges: entries.count,
                           client: summary)
@@ -108,6 +107,19 @@ public struct ScenarioRunner: Sendable {
         let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
         return finish(failed.isEmpty ? .pass : .fail, failed.first.map { "\($0.check): \($0.reason)" },
                       verdicts: verdicts, exchanges: entries.count, client: summary)
+    }
+
+    /// The verdicts, computed off the cooperative thread pool: the checks decode and compare
+    /// whole bodies (megabytes for an oversized Response), and in-process mocks of other
+    /// scenarios answer on that pool meanwhile.
+    static func judge(_ scenario: Scenario, target: ScenarioTarget, entries: [TrafficEntry],
+                      execution: ClientExecution) async -> [Verdict] {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: ExpectationJudge.verdicts(
+                    scenario: scenario, target: target, entries: entries, execution: execution, truth: Truth.from(entries)))
+            }
+        }
     }
 
     /// Judges a session driven by hand (`serve --scenario … --verdicts-out`): the checks over
