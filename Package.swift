@@ -85,6 +85,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "Harness",
                 "MockServers",
                 "SAMLCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -223,16 +223,8 @@ import Testing
 
     /// Whether the built `samlharness serve` has `--seed`, `--clock` and `--freeze-clock`.
     static var serveTakesSeedAndClock: Bool {
-        let process = Process()
-        process.executableURL = ServeCommandTests.binary
-        process.arguments = ["serve", "--help"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = Pipe()
-        guard (try? ProcessIO.launch(process)) != nil else { return false }
-        let help = String(decoding: ProcessIO.readAll(out.fileHandleForReading), as: UTF8.self)
-        process.waitUntilExit()
-        return help.contains("--seed") && help.contains("--clock") && help.contains("--freeze-clock")
+        guard let outcome = try? ClientProcess.runSync(ServeCommandTests.binary.path, ["serve", "--help"]) else { return false }
+        return outcome.stdout.contains("--seed") && outcome.stdout.contains("--clock") && outcome.stdout.contains("--freeze-clock")
     }
 
     /// Runs `samlharness serve --port port --seed … --clock … --freeze-clock --har-out har`, drives the script

@@ -438,22 +438,11 @@ private struct Curl {
         let err = directory.appendingPathComponent("\(id).err")
         let jar = directory.appendingPathComponent("cookies.txt").path
         for file in [body, out, err] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.path)
-        process.arguments = ["-sS", "--max-time", "20", "-c", jar, "-b", jar, "-o", body.path, "-w", "%{http_code}"] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        // Wait without blocking a thread of the pool the mocks answer on.
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try ProcessIO.launch(process)
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let outcome = try await ClientProcess.run(
+            Self.path, ["-sS", "--max-time", "20", "-c", jar, "-b", jar, "-o", body.path, "-w", "%{http_code}"] + arguments)
+        try Data(outcome.stdout.utf8).write(to: out)
+        try Data(outcome.stderr.utf8).write(to: err)
         let read = { (url: URL) in (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
-        return Run(exitCode: process.terminationStatus, status: Int(read(out)) ?? 0, body: read(body), stderr: read(err))
+        return Run(exitCode: outcome.status, status: Int(read(out)) ?? 0, body: read(body), stderr: read(err))
     }
 }

@@ -43,28 +43,14 @@ import FoundationNetworking
         #expect(serve.stop().status == 0)  // SIGTERM
     }
 
-    @Test func anUnknownProfileExitsTwoNamingIt() throws {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--profile", "nope", "--mockidp-dir", SuiteFixture.mockIdP.path]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = Pipe()
-        try ProcessIO.launch(process)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
-        let message = String(decoding: ProcessIO.readAll(stderr.fileHandleForReading), as: UTF8.self)
-        #expect(message.contains("no profile `nope`"))
+    @Test func anUnknownProfileExitsTwoNamingIt() async throws {
+        let outcome = try await ClientProcess.run(Self.binary.path, ["serve", "--profile", "nope", "--mockidp-dir", SuiteFixture.mockIdP.path])
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr.contains("no profile `nope`"))
     }
 
-    @Test func aBadKnobIsAUsageError() throws {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--knob", "clock-skew=later"]
-        process.standardError = Pipe()
-        process.standardOutput = Pipe()
-        try ProcessIO.launch(process)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
+    @Test func aBadKnobIsAUsageError() async throws {
+        let outcome = try await ClientProcess.run(Self.binary.path, ["serve", "--knob", "clock-skew=later"])
+        #expect(outcome.status == 2)
     }
 }

@@ -10,32 +10,8 @@ struct ExternalTool {
     }
 
     static func run(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = input
-        try ProcessIO.launch(process)
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes to the end before waiting, so a chatty tool cannot block.
-        nonisolated(unsafe) var stderrData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            stderrData = ProcessIO.readAll(err.fileHandleForReading)
-            group.leave()
-        }
-        let stdoutData = ProcessIO.readAll(out.fileHandleForReading)
-        group.wait()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus,
-                       stdout: String(decoding: stdoutData, as: UTF8.self),
-                       stderr: String(decoding: stderrData, as: UTF8.self))
+        let outcome = try ClientProcess.runSync(executable, arguments, stdin: stdin)
+        return Outcome(status: outcome.status, stdout: outcome.stdout, stderr: outcome.stderr)
     }
 
     /// Path of `name` on PATH, or nil.

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 
 /// Runs a third-party client (python, curl…) off the cooperative thread pool, so the
 /// in-process mocks keep answering while the test waits for it.
@@ -29,40 +30,41 @@ public enum ClientProcess {
         repository.appendingPathComponent("Tests/Interop/\(name)").path
     }
 
-    public static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60) async throws -> Outcome {
+    /// Runs `executable` with `arguments` (and `stdin`), stopped after `timeout` seconds.
+    /// Started with `posix_spawn` in a process group of its own on a thread of its own
+    /// (Harness's ClientProcessRunner): swift-corelibs-foundation's `Process.run()` crashed
+    /// (a memcpy inside it) while many clients ran in this test process.
+    public static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60,
+                           stdin: String? = nil) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = arguments
-                let out = Pipe()
-                let err = Pipe()
-                process.standardOutput = out
-                process.standardError = err
-                process.standardInput = FileHandle.nullDevice
-                do {
-                    try ProcessIO.launch(process)
-                } catch {
-                    continuation.resume(throwing: error)
-                    return
-                }
-                let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-                nonisolated(unsafe) var stderrData = Data()
-                let group = DispatchGroup()
-                group.enter()
-                DispatchQueue.global().async {
-                    stderrData = ProcessIO.readAll(err.fileHandleForReading)
-                    group.leave()
-                }
-                let stdoutData = ProcessIO.readAll(out.fileHandleForReading)
-                group.wait()
-                process.waitUntilExit()
-                killer.cancel()
-                continuation.resume(returning: Outcome(status: process.terminationStatus,
-                                                       stdout: String(decoding: stdoutData, as: UTF8.self),
-                                                       stderr: String(decoding: stderrData, as: UTF8.self)))
+            let thread = Thread {
+                continuation.resume(with: Result { try runSync(executable, arguments, timeout: timeout, stdin: stdin) })
             }
+            thread.start()
         }
+    }
+
+    /// ``run(_:_:timeout:stdin:)`` on the calling thread.
+    public static func runSync(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60,
+                               stdin: String? = nil) throws -> Outcome {
+        var input: URL?
+        if let stdin {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("stdin-\(UUID().uuidString)")
+            try Data(stdin.utf8).write(to: url)
+            input = url
+        }
+        defer { if let input { try? FileManager.default.removeItem(at: input) } }
+        let command = ([executable] + arguments).map(ClientProcessRunner.shellQuoted).joined(separator: " ")
+        var runner = ClientProcessRunner()
+        runner.outputLimit = 32 << 20
+        let outcome = runner.runBlocking(command: "exec " + command, directory: nil,
+                                         environment: ProcessInfo.processInfo.environment,
+                                         timeout: timeout, stdinFile: input?.path)
+        if let launchError = outcome.launchError { throw LaunchError(description: launchError) }
+        return Outcome(status: outcome.status ?? -1, stdout: outcome.stdout, stderr: outcome.stderr)
+    }
+
+    public struct LaunchError: Error, CustomStringConvertible {
+        public let description: String
     }
 }

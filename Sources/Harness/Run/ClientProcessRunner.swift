@@ -30,20 +30,23 @@ public struct ClientProcessRunner: Sendable {
     /// Runs `/bin/sh -c command` in `directory` with exactly `environment`, for at most
     /// `timeout` seconds.
     /// `stop`, polled while it runs, ends it early with a reason (e.g. it floods the mocks).
+    /// `stdinFile`: a file the command reads as its standard input (default /dev/null).
     public func run(command: String, directory: String?, environment: [String: String],
-                    timeout: TimeInterval, stop: @escaping @Sendable () -> String? = { nil }) async -> Outcome {
+                    timeout: TimeInterval, stdinFile: String? = nil,
+                    stop: @escaping @Sendable () -> String? = { nil }) async -> Outcome {
         await withCheckedContinuation { continuation in
             let thread = Thread {
-                continuation.resume(returning: runBlocking(command: command, directory: directory,
-                                                           environment: environment, timeout: timeout, stop: stop))
+                continuation.resume(returning: runBlocking(command: command, directory: directory, environment: environment,
+                                                           timeout: timeout, stdinFile: stdinFile, stop: stop))
             }
             thread.stackSize = 1 << 20
             thread.start()
         }
     }
 
-    func runBlocking(command: String, directory: String?, environment: [String: String], timeout: TimeInterval,
-                     stop: @Sendable () -> String? = { nil }) -> Outcome {
+    /// ``run(command:directory:environment:timeout:stdinFile:stop:)`` on the calling thread.
+    public func runBlocking(command: String, directory: String?, environment: [String: String], timeout: TimeInterval,
+                            stdinFile: String? = nil, stop: @Sendable () -> String? = { nil }) -> Outcome {
         let started = Date()
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
@@ -54,7 +57,7 @@ public struct ClientProcessRunner: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, stdinFile ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         // Nothing else of the runner (other clients' pipes, the mocks' sockets) leaks into the client.
@@ -132,7 +135,8 @@ public struct ClientProcessRunner: Sendable {
     static func exitStatus(_ status: Int32) -> Int32 { (status >> 8) & 0xFF }
     static func termSignal(_ status: Int32) -> Int32 { status & 0x7F }
 
-    static func shellQuoted(_ text: String) -> String {
+    /// `text` as one word for `/bin/sh`.
+    public static func shellQuoted(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
