@@ -89,28 +89,15 @@ struct URLParts: Equatable {
     let path: String
     let rawQuery: String?
 
+    /// Splits `url` with the replay's parser (``RecordedURL``): one way to read a URL in the
+    /// harness. Nil when it is not an absolute http(s) URL.
     init?(_ url: String) {
-        guard let schemeEnd = url.range(of: "://") else { return nil }
-        scheme = url[..<schemeEnd.lowerBound].lowercased()
-        let rest = url[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        var authority = rest[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
-            host = authority[..<colon].lowercased()
-            port = Int(authority[authority.index(after: colon)...])
-        } else {
-            host = authority.lowercased()
-            port = nil
-        }
-        let tail = rest[authorityEnd...].prefix { $0 != "#" }
-        if let question = tail.firstIndex(of: "?") {
-            path = String(tail[..<question])
-            rawQuery = String(tail[tail.index(after: question)...])
-        } else {
-            path = String(tail)
-            rawQuery = nil
-        }
+        guard let parsed = RecordedURL(url) else { return nil }
+        scheme = parsed.scheme
+        host = parsed.host
+        port = parsed.port
+        path = parsed.path
+        rawQuery = parsed.query
     }
 
     var effectivePort: Int { port ?? (scheme == "https" ? 443 : 80) }
