@@ -7,8 +7,9 @@
 #   python3-venv                                     the python3-saml interop venv
 #   openssl                                          `samlharness bench` baseline
 #   curl                                             the HTTP client the Basic/Digest/proxy tests drive
+#   ca-certificates                                  update-ca-certificates, for scripts/setup-tls.sh
 set -euo pipefail
-packages=(libxml2-dev libxmlsec1-dev libxmlsec1-openssl zlib1g-dev pkg-config xmlsec1 python3-venv openssl curl)
+packages=(libxml2-dev libxmlsec1-dev libxmlsec1-openssl zlib1g-dev pkg-config xmlsec1 python3-venv openssl curl ca-certificates)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,5 +6,6 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install-deps.sh
+bash scripts/setup-tls.sh
 swift build -c release
 .build/release/samlharness run --builtin reference --jobs 2 --report-dir Reports/catalog "$@"

@@ -5,7 +5,8 @@ import Logging
 import MockServers
 
 /// `samlharness run`: the catalog against a client under test, each scenario with its own
-/// mocks; results stream to `REPORT_DIR/results.jsonl` as they finish.
+/// mocks; results stream to `REPORT_DIR/results.jsonl` as they finish, and the reports
+/// (`--format`, docs/reports.md) are written from them at the end.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
@@ -15,10 +16,13 @@ struct RunCommand: AsyncParsableCommand {
         SAMLH_RESULT_FILE, SAMLH_TIMEOUT and the flow's SAMLH_* parameters (docs/running-clients.md), \
         and writes {"outcome","error","resource"} to SAMLH_RESULT_FILE. Its claim is never the \
         verdict: success means the secret, ticket, book or token the mocks issued appears in its \
-        resource. This build judges the expectation (flow.resource-obtained, \
-        flow.failure-reported, flow.no-false-success); every other check a scenario names is \
-        reported as not-evaluated. Exit 0: every required check evaluated passed; 1: some \
-        failed or a scenario errored; 2: usage.
+        resource. Every check a scenario names is evaluated over the traffic (docs/checks.md), \
+        besides the expectation (flow.resource-obtained or flow.failure-reported, and \
+        flow.no-false-success); a check id with no implementation in a build is reported as \
+        not-evaluated. Results stream to REPORT_DIR/results.jsonl; at the end the reports are \
+        written beside it: junit.xml, report.json, report.sarif, summary.md, report.html \
+        (--format; secrets masked unless --show-secrets; docs/reports.md). Exit 0: every \
+        required check passed; 1: some failed or a scenario errored; 2: usage.
         """)
 
     @Option(help: "The client under test: a shell command line.")
@@ -42,8 +46,14 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Run shard I of N (1-based): every N-th scenario in id order.")
     var shard: String?
 
-    @Option(name: .customLong("report-dir"), help: "Where results.jsonl is written (default: Reports/ beside Scenarios/).")
+    @Option(name: .customLong("report-dir"), help: "Where results.jsonl and the reports are written (default: Reports/ beside Scenarios/).")
     var reportDirectory: String?
+
+    @Option(help: "Report formats written at the end, comma-separated: junit,json,sarif,md,html (default: all).")
+    var format = "junit,json,sarif,md,html"
+
+    @Flag(name: .customLong("show-secrets"), help: "Do not mask passwords, tokens, tickets and cookie values in results and reports.")
+    var showSecrets = false
 
     @Option(help: "Seconds per scenario instead of each scenario's own timeout.")
     var timeout: Double?
@@ -59,6 +69,7 @@ struct RunCommand: AsyncParsableCommand {
         if let shard { _ = try Self.parseShard(shard) }
         if let timeout, !(timeout > 0 && timeout <= 600) { throw ValidationError("--timeout must be > 0 and ≤ 600") }
         do { _ = try ScenarioFilter(filters) } catch { throw ValidationError("\(error)") }
+        do { _ = try ReportFormat.parse(format) } catch { throw ValidationError("--format: \(error)") }
     }
 
     static func parseShard(_ text: String) throws -> (Int, Int) {
@@ -97,6 +108,8 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         var selected = catalog.selecting(try ScenarioFilter(filters))
+        // The whole selection's digest, before sharding: shards of one catalog share it.
+        let catalogInfo = CatalogInfo.of(selected)
         if let shard {
             let (index, count) = try Self.parseShard(shard)
             selected = RunEngine.shard(selected, index: index, count: count)
@@ -107,24 +120,50 @@ struct RunCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let writer = try JSONLinesWriter(url: reports.appendingPathComponent("results.jsonl"))
-        writer.write(RunHeader(client: adapter.name, scenarios: selected.count, catalog: selected.map(\.id), shard: shard,
+        let header = RunHeader(client: adapter.name, scenarios: selected.count, catalog: selected.map(\.id), shard: shard,
                                jobs: jobs, started: ISO8601DateFormatter().string(from: Date()),
-                               evaluatedChecks: ExpectationJudge.evaluated.sorted()))
+                               evaluatedChecks: ExpectationJudge.evaluated.sorted())
+        writer.write(header)
+        writer.write(RunMetaLine.catalog(catalogInfo))
         let runner = ScenarioRunner(loader: loader, mockIdPDirectory: mockIdP, workDirectory: work)
         let started = Date()
         let progress = Progress(total: selected.count,
                                 live: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil)
+        let showSecrets = showSecrets
         let results = await RunEngine(jobs: jobs, timeoutOverride: timeout).run(selected, client: adapter, runner: runner) { result in
-            writer.write(result)
+            writer.write(showSecrets ? result : SecretMasker.mask(result))
             progress.report(result)
         }
         progress.finish()
+        let duration = Date().timeIntervalSince(started)
+        writer.write(RunMetaLine.end(seconds: duration))
+        try writeReports(results, header: header, catalog: catalogInfo, duration: duration, to: reports)
         let counts = Dictionary(grouping: results, by: \.status).mapValues(\.count)
         let notEvaluated = results.flatMap(\.verdicts).filter { $0.status == .notEvaluated }.count
         print(String(format: "%d scenarios in %.1f s: %d pass, %d fail, %d error, %d skipped; %d check verdicts not evaluated by this build; results in %@",
-                     results.count, Date().timeIntervalSince(started), counts[.pass] ?? 0, counts[.fail] ?? 0,
+                     results.count, duration, counts[.pass] ?? 0, counts[.fail] ?? 0,
                      counts[.error] ?? 0, counts[.skipped] ?? 0, notEvaluated, reports.appendingPathComponent("results.jsonl").path))
         if (counts[.fail] ?? 0) + (counts[.error] ?? 0) > 0 { throw ExitCode(1) }
+    }
+
+    /// The reports of `--format`, written from the results beside results.jsonl.
+    func writeReports(_ results: [ScenarioResult], header: RunHeader, catalog: CatalogInfo, duration: Double,
+                      to directory: URL) throws {
+        let formats = try ReportFormat.parse(format)
+        guard !formats.isEmpty else { return }
+        let run = RunReport(client: header.client, catalog: catalog, shards: header.shard.map { [$0] } ?? [],
+                            started: header.started, durationSeconds: (duration * 1000).rounded() / 1000, jobs: header.jobs,
+                            evaluatedChecks: header.evaluatedChecks, results: results)
+        let started = Date()
+        do {
+            let files = try ReportWriter.write(ConformanceReport(runs: [run], secretsMasked: !showSecrets), formats: formats,
+                                               to: directory, showSecrets: showSecrets)
+            print(String(format: "reports (%.1f s): ", Date().timeIntervalSince(started))
+                  + files.map(\.lastPathComponent).joined(separator: ", ") + " in " + directory.path)
+        } catch {
+            FileHandle.standardError.write(Data("error: cannot write the reports to \(directory.path): \(error.localizedDescription)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 
     /// Plain lines, one per scenario (CI, pipes); on a terminal, failures as lines and a

@@ -263,14 +263,28 @@ struct ServeCommand: AsyncParsableCommand {
                 source.resume()
                 sources.append(source)
             }
+            // libdispatch installs its handler asynchronously; until it has, SIG_IGN drops the
+            // signal. The ready line waits for the handlers, so a stop sent right after it is heard.
+            let deadline = ContinuousClock.now + .seconds(2)
+            while ContinuousClock.now < deadline, ![SIGINT, SIGTERM].allSatisfy(Self.handled) {
+                usleep(1_000)
+            }
+        }
+
+        /// Whether a handler (not SIG_IGN) is installed for `number`.
+        static func handled(_ number: Int32) -> Bool {
+            var current = sigaction()
+            guard sigaction(number, nil, &current) == 0 else { return true }
+            let handler = current.__sigaction_handler.sa_handler
+            return unsafeBitCast(handler, to: Int.self) != unsafeBitCast(SIG_IGN, to: Int.self)
         }
 
         /// Waits for the first signal; returns its name.
         func wait() async -> String {
             var iterator = stream.makeAsyncIterator()
-            let name = await iterator.next() ?? "end"
-            sources.forEach { $0.cancel() }
-            return name
+            // The sources stay: a second signal during the stop is caught and ignored, never
+            // the default action that would kill the process mid-way through its verdicts.
+            return await iterator.next() ?? "end"
         }
     }
 }

@@ -41,7 +41,15 @@ public final class ServeProcess: @unchecked Sendable {
     /// Sends SIGTERM, waits for the exit, returns the status and what went to stderr.
     @discardableResult
     public func stop() -> (status: Int32, stderr: String) {
-        if process.isRunning { process.terminate() }
+        // SIGTERM, repeated every 5 s while the process lives (a signal that raced the
+        // process's handler set-up would otherwise be lost and the test hang).
+        var sent = 0
+        while process.isRunning, sent < 6 {
+            kill(process.processIdentifier, SIGTERM)
+            sent += 1
+            for _ in 0..<500 where process.isRunning { usleep(10_000) }
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         let errors = String(decoding: ProcessIO.readAll(stderr.fileHandleForReading), as: UTF8.self)
         return (process.terminationStatus, errors)

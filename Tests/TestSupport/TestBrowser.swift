@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+import MockServers
+import NIOSSL
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -39,6 +41,13 @@ public final class TestBrowser: @unchecked Sendable {
     public init(timeout: TimeAmount = .seconds(20)) {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: .seconds(5), read: timeout)
+        // The https mocks (`tls`, `https-downgrade`) use the machine's local CA.
+        let ca = MockTLS.defaultDirectory().appendingPathComponent("ca.pem")
+        if FileManager.default.fileExists(atPath: ca.path) {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.file(ca.path)]
+            configuration.tlsConfiguration = tls
+        }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

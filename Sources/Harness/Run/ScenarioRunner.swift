@@ -25,6 +25,8 @@ public struct ScenarioRunner: Sendable {
     public let logger: Logger
     /// A client that sends more requests than this in one scenario is stopped (it floods).
     public var maxExchanges = 2_000
+    /// Whether results carry the scenario's trace (``ScenarioTrace``) for the reports.
+    public var recordsTrace = true
 
     /// - Parameter logger: the mocks' logger; by default only critical messages (a mock
     ///   stopped under a client's open connection logs shutdown noise that is not news).
@@ -59,11 +61,12 @@ public struct ScenarioRunner: Sendable {
 
     public func run(_ scenario: Scenario, client: some ClientAdapter, timeoutOverride: Double? = nil) async -> ScenarioResult {
         let started = Date()
+        var trace: ScenarioTrace?
         func finish(_ status: ScenarioResult.Status, _ reason: String?, verdicts: [Verdict] = [], exchanges: Int = 0,
                     client summary: ScenarioResult.ClientSummary? = nil) -> ScenarioResult {
             ScenarioResult(scenario: scenario.id, flow: scenario.flow.rawValue, status: status, reason: reason,
                            verdicts: verdicts, seconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
-                           exchanges: exchanges, client: summary)
+                           exchanges: exchanges, client: summary, trace: trace)
         }
         guard client.supports(scenario.flow) else {
             return finish(.skipped, "the client does not support flow \(scenario.flow.rawValue)")
@@ -86,6 +89,9 @@ public struct ScenarioRunner: Sendable {
         }
         await mocks.stop()
         let entries = mocks.log.entries
+        if recordsTrace {
+            trace = await ScenarioTrace.build(from: entries, secrets: [mocks.target.password, mocks.target.secondFactorCode])
+        }
         let summary = ScenarioResult.ClientSummary(
             status: execution.status, timedOut: execution.timedOut, outcome: execution.report?.outcome,
             error: execution.report?.error, reportProblem: execution.reportProblem,

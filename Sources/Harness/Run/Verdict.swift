@@ -63,6 +63,9 @@ public struct ScenarioResult: Codable, Sendable, Equatable {
     public var seconds: Double
     public var exchanges: Int
     public var client: ClientSummary?
+    /// The scenario's exchanges for the report (issue 7: Sources/Harness/Report/); omitted
+    /// from JSON when nil.
+    public var trace: ScenarioTrace?
 
     /// What the client did, for the report.
     public struct ClientSummary: Codable, Sendable, Equatable {
@@ -83,6 +86,6 @@ public struct ScenarioResult: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case scenario, flow, status, reason, verdicts, seconds, exchanges, client
+        case scenario, flow, status, reason, verdicts, seconds, exchanges, client, trace
     }
 }

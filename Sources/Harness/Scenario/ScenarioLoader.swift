@@ -279,6 +279,9 @@ public final class ScenarioLoader: @unchecked Sendable {
         case .cas: ("the CAS mock", [.casREST, .casBrowser])
         case .adfs: ("the AD FS mock", [.adfsWSTrust, .adfsPassive])
         case .cm: ("the circulation manager", [.opdsSAML])
+        case .tls: ("the IdP's and SP's listeners", [.webSSO, .webSSOIdPInitiated, .ecp])
+        case .httpsDowngrade: ("the SP's redirect after a login", [.webSSO, .webSSOIdPInitiated])
+        case .errorPage200: ("the IdP's error pages", [.webSSO, .webSSOIdPInitiated, .ecp, .opdsSAML])
         default: ("", [])
         }
         guard !flows.isEmpty, !flows.contains(flow) else { return nil }

@@ -47,6 +47,8 @@ public struct ScenarioTarget: Codable, Sendable, Equatable {
             "SP_ENTITY_ID": ready.sp.entityID,
             "CONTROL_URL": ready.control.base,
         ]
+        // The mocks speak https: the CA to trust (also in the system store after setup-tls.sh).
+        if let tls = ready.tls { parameters["CA_FILE"] = tls.caFile }
         let options = scenario.options ?? FlowOptions()
         let start: String
         switch scenario.flow {

@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -15,15 +17,25 @@ import Synchronization
 /// defer { Task { await servers.stop() } }
 /// ```
 public final class MockServerGroup: Sendable {
-    /// A mock to host and the port to bind it to.
+    /// A mock to host, the port to bind it to, and whether it speaks https.
     public struct Listener: Sendable {
         public var handler: any MockHandler
         public var port: Int
+        /// Serve https with this identity instead of plain http.
+        public var tls: MockTLS?
+        /// The binding's name (default: the handler's). A second listener of one mock (its
+        /// plain-http twin beside an https one) needs a name of its own; its traffic is
+        /// still recorded under the handler's name.
+        public var name: String?
 
-        public init(handler: any MockHandler, port: Int = 0) {
+        public init(handler: any MockHandler, port: Int = 0, tls: MockTLS? = nil, name: String? = nil) {
             self.handler = handler
             self.port = port
+            self.tls = tls
+            self.name = name
         }
+
+        var bindingName: String { name ?? handler.name }
     }
 
     /// Where a mock listens.
@@ -31,7 +43,9 @@ public final class MockServerGroup: Sendable {
         public let name: String
         public let host: String
         public let port: Int
-        public var baseURL: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+        /// `http` or `https`.
+        public var scheme: String = "http"
+        public var baseURL: String { "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
     }
 
     public struct StartError: Error, CustomStringConvertible {
@@ -61,14 +75,25 @@ public final class MockServerGroup: Sendable {
         let (readyStream, readyContinuation) = AsyncStream<(String, Int)>.makeStream()
         var applications: [any Service] = []
         for listener in listeners {
-            let name = listener.handler.name
+            let name = listener.bindingName
             let responder = MockResponder(handler: listener.handler, log: log,
                                           origin: { origins.withLock { $0[name] } ?? "http://\(host)" },
                                           maxBodyBytes: maxBodyBytes)
             var quietLogger = logger
             quietLogger.logLevel = .warning
+            let server: HTTPServerBuilder
+            if let tls = listener.tls {
+                do {
+                    server = try .tls(.http1(), tlsConfiguration: tls.configuration)
+                } catch {
+                    throw StartError(description: "could not set up TLS for \(name) from \(tls.directory.path): \(error)")
+                }
+            } else {
+                server = .http1()
+            }
             let application = Application(
                 responder: responder,
+                server: server,
                 configuration: .init(address: .hostname(host, port: listener.port), serverName: nil, backlog: backlog),
                 onServerRunning: { channel in
                     readyContinuation.yield((name, channel.localAddress?.port ?? -1))
@@ -96,7 +121,9 @@ public final class MockServerGroup: Sendable {
             if case .failure(let error) = await failure.value { reason = "\(error)" } else { reason = "the servers stopped" }
             throw StartError(description: "could not start the mock servers on \(host): \(reason)")
         }
-        let bindings = listeners.map { Binding(name: $0.handler.name, host: host, port: bound[$0.handler.name] ?? -1) }
+        let bindings = listeners.map {
+            Binding(name: $0.bindingName, host: host, port: bound[$0.bindingName] ?? -1, scheme: $0.tls == nil ? "http" : "https")
+        }
         origins.withLock { map in for binding in bindings { map[binding.name] = binding.baseURL } }
         return MockServerGroup(bindings: bindings, log: log, serviceGroup: group, runTask: runTask)
     }

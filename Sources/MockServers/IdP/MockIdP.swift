@@ -91,9 +91,11 @@ public struct MockIdP: MockHandler {
 
     var base: String { environment.baseURL(of: name) }
 
+    /// An error page; under the `error-page-200` knob it answers 200 whatever went wrong.
     func errorPage(status: Int, title: String, message: String) -> MockResponse {
         let html = environment.profile.templates.error.render(["title": title, "message": message, "status": status])
-        return .html(html, status: status)
+        guard status >= 400, environment.knobs.contains(.errorPage200) else { return .html(html, status: status) }
+        return MockResponse.html(html, status: 200).annotated("idp.knob", "error-page-200 (was \(status))")
     }
 
     /// The path the IdP's cookies are scoped to: where its endpoints live (`/idp` for

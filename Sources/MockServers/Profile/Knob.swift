@@ -41,6 +41,12 @@ public enum Knob: Sendable, Equatable, Hashable {
     case noAnswer(Double)
     case error500
     case redirectLoop
+    /// The IdP's error pages answered with status 200, as Shibboleth IdP's error views are.
+    case errorPage200
+    /// The IdP and the SP served over https (the harness's local CA).
+    case tls
+    /// After a login the SP redirects from https to its plain-http twin (implies ``tls``).
+    case httpsDowngrade
     /// A knob of the mock CAS server (`cas-…`).
     case cas(CASKnob)
     /// A knob of the mock AD FS (`adfs-…`).
@@ -63,7 +69,7 @@ public enum Knob: Sendable, Equatable, Hashable {
         "wrong-issuer", "wrong-audience", "wrong-destination", "wrong-recipient", "in-response-to",
         "expired", "not-yet-valid", "clock-skew", "status", "encrypt-wrong-key", "relaystate", "acs-other",
         "base64-wrap", "attribute-missing", "nameid-format", "second-assertion", "nameid-comment",
-        "oversized", "slow", "no-answer", "error-500", "redirect-loop",
+        "oversized", "slow", "no-answer", "error-500", "redirect-loop", "error-page-200", "tls", "https-downgrade",
     ] + CASKnob.names + ADFSKnob.names + CMKnob.names
 
     /// Parses `name` or `name=value`.
@@ -152,6 +158,9 @@ public enum Knob: Sendable, Equatable, Hashable {
             self = .noAnswer(seconds)
         case "error-500": self = try noValue(.error500)
         case "redirect-loop": self = try noValue(.redirectLoop)
+        case "error-page-200": self = try noValue(.errorPage200)
+        case "tls": self = try noValue(.tls)
+        case "https-downgrade": self = try noValue(.httpsDowngrade)
         default:
             if let knob = try CASKnob(name: name, value: value) {
                 self = .cas(knob)
@@ -201,11 +210,17 @@ public enum Knob: Sendable, Equatable, Hashable {
         case .noAnswer(let s): "no-answer=\(Self.format(s))"
         case .error500: "error-500"
         case .redirectLoop: "redirect-loop"
+        case .errorPage200: "error-page-200"
+        case .tls: "tls"
+        case .httpsDowngrade: "https-downgrade"
         case .cas(let knob): knob.text
         case .adfs(let knob): knob.text
         case .cm(let knob): knob.text
         }
     }
+
+    /// Whether the IdP and SP listen on https (``tls`` or ``httpsDowngrade``).
+    public var needsTLS: Bool { self == .tls || self == .httpsDowngrade }
 
     private static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)

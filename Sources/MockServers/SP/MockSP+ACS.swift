@@ -155,7 +155,13 @@ extension MockSP {
                                 clientAddress: request.remoteAddress, protocolBinding: binding)
         let key = token("_")
         state.save(session, key: key)
-        var response = MockResponse.redirect(pending?.target ?? unsolicitedTarget ?? base + Path.secure)
+        var target = pending?.target ?? unsolicitedTarget ?? base + Path.secure
+        // The SP behind a TLS-terminating proxy that believes it runs on http: it sends the
+        // client back over plain http, and its cookie (no Secure flag) goes along.
+        let downgrade = environment.knobs.contains(.httpsDowngrade) && target.hasPrefix(base) && base.hasPrefix("https://")
+        if downgrade { target = environment.baseURL(of: "sp-plain") + target.dropFirst(base.count) }
+        var response = MockResponse.redirect(target)
+        if downgrade { response.annotations["sp.knob"] = "https-downgrade" }
         response.setCookie(SetCookie(name: sessionCookieName, value: key, path: "/", sameSite: SameSiteDefault.value))
         response.annotations["sp.accepted"] = assertion.nameID.value
         response.annotations["sp.secret"] = session.secret

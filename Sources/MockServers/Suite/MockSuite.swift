@@ -22,13 +22,16 @@ public final class MockSuite: Sendable {
     public let adfs: ADFSServer
     public let cm: CirculationManager
     public let servers: MockServerGroup
+    /// The https identity of the IdP and SP, when a knob asked for TLS.
+    public let tls: MockTLS?
     /// Where other profiles are loaded from when the control API switches.
     public let mockIdPDirectory: URL?
 
     public var log: TrafficLog { servers.log }
 
     private init(environment: MockEnvironment, idp: MockIdP, sp: MockSP, auth: HTTPAuthMock, proxy: ForwardProxyMock,
-                 cas: CASServer, adfs: ADFSServer, cm: CirculationManager, servers: MockServerGroup, mockIdPDirectory: URL?) {
+                 cas: CASServer, adfs: ADFSServer, cm: CirculationManager, servers: MockServerGroup, tls: MockTLS?,
+                 mockIdPDirectory: URL?) {
         self.environment = environment
         self.idp = idp
         self.sp = sp
@@ -38,14 +41,20 @@ public final class MockSuite: Sendable {
         self.adfs = adfs
         self.cm = cm
         self.servers = servers
+        self.tls = tls
         self.mockIdPDirectory = mockIdPDirectory
     }
 
     /// Starts every mock. With `basePort` 0 each gets an ephemeral port; otherwise the IdP
     /// gets `basePort`, the SP `basePort+1`, auth `+2`, the proxy `+3`, control `+4`, CAS `+5`,
     /// AD FS `+6`, the circulation manager `+7`.
+    ///
+    /// Under the `tls` or `https-downgrade` knob the IdP and the SP listen on https with
+    /// `tls` (default: ``MockTLS/load(from:)``, the machine's local CA), and the SP gets a
+    /// plain-http twin, `sp-plain` (one more port), for the SP's downgrading redirect.
     public static func start(environment: MockEnvironment, host: String = "127.0.0.1", basePort: Int = 0,
-                             log: TrafficLog = TrafficLog(), mockIdPDirectory: URL? = nil) async throws -> MockSuite {
+                             log: TrafficLog = TrafficLog(), mockIdPDirectory: URL? = nil,
+                             tls: MockTLS? = nil) async throws -> MockSuite {
         let idp = MockIdP(environment: environment)
         let sp = MockSP(environment: environment)
         // Digest nonces and opaque values come from the suite's ID generator and clock, so a
@@ -59,15 +68,20 @@ public final class MockSuite: Sendable {
         let control = ControlAPI(environment: environment, idp: idp, sp: sp, log: log, mockIdPDirectory: mockIdPDirectory,
                                  resetOthers: { cas.reset(); adfs.reset(); cm.reset() })
         let handlers: [any MockHandler] = [idp, sp, auth, proxy, control, cas, adfs, cm]
-        let listeners = handlers.enumerated().map { index, handler in
-            MockServerGroup.Listener(handler: handler, port: basePort == 0 ? 0 : basePort + index)
+        let identity = environment.knobs.contains(where: \.needsTLS) ? try tls ?? MockTLS.load() : nil
+        var listeners = handlers.enumerated().map { index, handler in
+            MockServerGroup.Listener(handler: handler, port: basePort == 0 ? 0 : basePort + index,
+                                     tls: handler.name == "idp" || handler.name == "sp" ? identity : nil)
+        }
+        if identity != nil {
+            listeners.append(.init(handler: sp, port: basePort == 0 ? 0 : basePort + handlers.count, name: "sp-plain"))
         }
         let servers = try await MockServerGroup.start(listeners, host: host, log: log, logger: environment.logger)
         for binding in servers.bindings {
             environment.setBaseURL(binding.baseURL, for: binding.name)
         }
         return MockSuite(environment: environment, idp: idp, sp: sp, auth: auth, proxy: proxy, cas: cas, adfs: adfs, cm: cm,
-                         servers: servers, mockIdPDirectory: mockIdPDirectory)
+                         servers: servers, tls: identity, mockIdPDirectory: mockIdPDirectory)
     }
 
     /// Loads `profile` and starts the mocks.
@@ -115,7 +129,7 @@ public final class MockSuite: Sendable {
         let cmBase = environment.baseURL(of: "cm")
         let profile = environment.profile.profile
         let ssp = profile.personality == .simplesamlphp
-        return ReadyInfo(
+        var info = ReadyInfo(
             event: "ready", profile: profile.name, personality: profile.personality.rawValue,
             idp: .init(base: idpBase, entityID: environment.idpEntityID,
                        metadata: idpBase + (ssp ? MockIdP.Path.sspMetadata : MockIdP.Path.metadata),
@@ -153,5 +167,9 @@ public final class MockSuite: Sendable {
             users: profile.users.map { .init(username: $0.username, password: $0.password, secondFactorCode: $0.secondFactorCode) },
             knobs: environment.knobs.map(\.text),
             startupMilliseconds: startupMilliseconds)
+        if let tls {
+            info.tls = .init(caFile: tls.caFile.path, spPlain: environment.baseURL(of: "sp-plain"))
+        }
+        return info
     }
 }

@@ -139,9 +139,21 @@ public struct ReadyInfo: Codable, Sendable {
     public let users: [User]
     public let knobs: [String]
     public let startupMilliseconds: Double?
+    /// Present when the IdP and SP listen on https (`tls`, `https-downgrade`).
+    public var tls: TLS? = nil
+
+    /// The https side: the CA to trust, and the SP's plain-http twin.
+    public struct TLS: Codable, Sendable {
+        public let caFile: String
+        public let spPlain: String
+
+        enum CodingKeys: String, CodingKey {
+            case caFile = "ca_file", spPlain = "sp_plain"
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
-        case event, profile, personality, idp, sp, auth, proxy, control, cas, adfs, cm, users, knobs
+        case event, profile, personality, idp, sp, auth, proxy, control, cas, adfs, cm, users, knobs, tls
         case startupMilliseconds = "startup_ms"
     }
 }

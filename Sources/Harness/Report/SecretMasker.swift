@@ -1,0 +1,244 @@
+import Foundation
+import SAMLCore
+
+/// Masks secrets in what a report shows, by default (`--show-secrets` turns it off):
+/// - the scenario user's password and second-factor code anywhere, as typed and as the
+///   bindings encode them (form-encoded, percent-encoded, XML- and HTML-escaped, JSON);
+/// - `Authorization` and `Proxy-Authorization` values (the scheme stays), cookie values in
+///   `Cookie` and `Set-Cookie` (names and attributes stay);
+/// - CAS tickets (`ST-`, `TGT-`, `PT-`, `PGT-`, `PGTIOU-`: the prefix stays), bearer tokens,
+///   `access_token` / `refresh_token` / `id_token` values in URLs and JSON;
+/// - the WS-Security `Password` element's text (WS-Trust `UsernameToken`).
+///
+/// Masking is idempotent: masking a masked trace changes nothing, so a report can mask again
+/// whatever it reads.
+public struct SecretMasker: Sendable {
+    /// What replaces a secret.
+    public static let mark = "[masked]"
+
+    /// The literal strings to mask, longest first.
+    let literals: [String]
+    /// The forms of the secrets a buggy client sends unencoded (as typed; spaces as `+`),
+    /// whose pieces evidence may quote (``evidence(_:)``).
+    let fragmentSources: [String]
+
+    /// - Parameter secrets: the scenario's own secrets (password, second-factor code);
+    ///   values shorter than 3 characters are not masked (they would mask half the text).
+    public init(secrets: [String] = []) {
+        var variants: Set<String> = []
+        var sources: [String] = []
+        for secret in secrets where secret.count >= 3 {
+            variants.insert(secret)
+            // A client that does not encode its form body sends spaces as `+`, the rest raw.
+            variants.insert(secret.replacingOccurrences(of: " ", with: "+"))
+            sources += [secret, secret.replacingOccurrences(of: " ", with: "+")]
+            variants.insert(PercentEncoding.formEncode(secret))
+            variants.insert(PercentEncoding.queryComponentEncode(secret))
+            variants.insert(Self.lowercaseEscapes(PercentEncoding.formEncode(secret)))
+            variants.insert(secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret)
+            variants.insert(HTMLText.escape(secret))
+            variants.insert(Self.xmlEscape(secret))
+            // Evidence shows mangled credentials as UTF-8 bytes in hex (`62 30 62 3D …`).
+            let bytes = Array(secret.utf8)
+            variants.insert(bytes.map { String(format: "%02X", $0) }.joined(separator: " "))
+            variants.insert(bytes.map { String(format: "%02x", $0) }.joined(separator: " "))
+            if let json = try? JSONEncoder().encode(secret), let text = String(data: json, encoding: .utf8) {
+                variants.insert(String(text.dropFirst().dropLast()))
+            }
+        }
+        literals = variants.filter { $0.count >= 3 }.sorted { $0.count > $1.count }
+        fragmentSources = Array(Set(sources)).sorted { $0.count > $1.count }
+    }
+
+    /// Pieces this long or longer of a secret are masked in evidence.
+    static let fragmentLength = 8
+
+    /// ``text(_:)``, and any piece of a secret of ``fragmentLength`` characters or more
+    /// masked too: evidence quotes a window of a body (a mangled password cut at `&` or
+    /// at the excerpt's edge). Only for short texts (evidence, reasons): it is quadratic in
+    /// the secret's length.
+    public func evidence(_ text: String) -> String {
+        var result = self.text(text)
+        guard result.count <= 4096 else { return result }
+        for source in fragmentSources {
+            let characters = Array(source)
+            guard characters.count >= Self.fragmentLength else { continue }
+            for length in stride(from: characters.count, through: Self.fragmentLength, by: -1) {
+                for start in 0...(characters.count - length) {
+                    let piece = String(characters[start..<(start + length)])
+                    if result.contains(piece) { result = result.replacingOccurrences(of: piece, with: Self.mark) }
+                }
+            }
+        }
+        return result
+    }
+
+    // MARK: - Text
+
+    /// `text` with every secret this masker knows, and every ticket, token and WS-Security
+    /// password, masked.
+    public func text(_ text: String) -> String {
+        var result = text
+        for literal in literals where result.contains(literal) {
+            result = result.replacingOccurrences(of: literal, with: Self.mark)
+        }
+        for rule in Self.rules { result = rule.apply(result) }
+        return result
+    }
+
+    /// One header's value, masked as its name calls for.
+    public func header(name: String, value: String) -> String {
+        switch name.lowercased() {
+        case "authorization", "proxy-authorization":
+            // RFC 9110 §11.6.2: credentials = auth-scheme [ 1*SP ( token68 / #auth-param ) ].
+            guard let space = value.firstIndex(of: " ") else { return Self.mark }
+            return String(value[..<space]) + " " + Self.mark
+        case "cookie":
+            return Self.maskCookiePairs(value)
+        case "set-cookie":
+            // RFC 6265 §4.1.1: the first pair is the cookie; attributes follow `;`.
+            let parts = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let first = parts.first else { return value }
+            return Self.maskCookiePairs(String(first)) + (parts.count > 1 ? ";" + parts[1] : "")
+        default:
+            return text(value)
+        }
+    }
+
+    static func maskCookiePairs(_ value: String) -> String {
+        value.split(separator: ";", omittingEmptySubsequences: false).map { pair -> String in
+            guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
+            return String(pair[...eq]) + mark
+        }.joined(separator: ";")
+    }
+
+    // MARK: - Results
+
+    public func trace(_ trace: ScenarioTrace) -> ScenarioTrace {
+        var masked = trace
+        masked.exchanges = trace.exchanges.map(exchange)
+        masked.masked = true
+        masked.secrets = []
+        return masked
+    }
+
+    func exchange(_ exchange: TraceExchange) -> TraceExchange {
+        var copy = exchange
+        copy.request.url = text(exchange.request.url)
+        copy.request.headers = exchange.request.headers.map { TraceHeader($0.name, header(name: $0.name, value: $0.value)) }
+        copy.request.body = exchange.request.body.map(body)
+        if let response = exchange.response {
+            copy.response?.headers = response.headers.map { TraceHeader($0.name, header(name: $0.name, value: $0.value)) }
+            copy.response?.body = response.body.map(body)
+        }
+        copy.annotations = exchange.annotations?.mapValues(text)
+        copy.messages = exchange.messages?.map { message in
+            var m = message
+            m.xml = message.xml.map(text)
+            m.relayState = message.relayState.map(text)
+            m.findings = message.findings?.map(text)
+            m.error = message.error.map(text)
+            return m
+        }
+        return copy
+    }
+
+    func body(_ body: TraceBody) -> TraceBody {
+        var copy = body
+        copy.text = body.text.map(text)
+        return copy
+    }
+
+    /// A result with its trace, reasons, evidence and client output masked. A result whose
+    /// trace carries the scenario's secrets (a run in memory) is masked with them too.
+    public static func mask(_ result: ScenarioResult) -> ScenarioResult {
+        SecretMasker(secrets: result.trace?.secrets ?? []).result(result)
+    }
+
+    public func result(_ result: ScenarioResult) -> ScenarioResult {
+        var copy = result
+        copy.reason = result.reason.map(evidence)
+        copy.verdicts = result.verdicts.map { verdict in
+            var v = verdict
+            v.reason = evidence(verdict.reason)
+            v.evidence = verdict.evidence.map { item in
+                var e = item
+                e.detail = evidence(item.detail)
+                e.excerpt = item.excerpt.map(evidence)
+                return e
+            }
+            return v
+        }
+        if var client = result.client {
+            client.error = client.error.map(evidence)
+            client.outcome = client.outcome.map(text)
+            client.reportProblem = client.reportProblem.map(evidence)
+            client.stderrTail = client.stderrTail.map(evidence)
+            copy.client = client
+        }
+        copy.trace = result.trace.map(trace)
+        return copy
+    }
+
+    // MARK: - Rules
+
+    struct Rule: @unchecked Sendable {
+        let expression: NSRegularExpression?
+        let template: String
+
+        init(_ pattern: String, _ template: String, options: NSRegularExpression.Options = []) {
+            // The patterns are constants of this file; a typo is caught by the masking tests.
+            expression = try? NSRegularExpression(pattern: pattern, options: options)
+            self.template = template
+        }
+
+        func apply(_ text: String) -> String {
+            guard let expression else { return text }
+            let range = NSRange(text.startIndex..., in: text)
+            return expression.stringByReplacingMatches(in: text, range: range, withTemplate: template)
+        }
+    }
+
+    static let rules: [Rule] = [
+        // CAS protocol §3.1, §3.3, §3.4, §3.5: tickets begin `ST-`, `PT-`, `TGT-`, `PGT-`, `PGTIOU-`.
+        Rule(#"\b(ST|PT|TGT|PGT|PGTIOU)-(?!\[masked\])[A-Za-z0-9][A-Za-z0-9._\-]{5,}"#, "$1-[masked]"),
+        // RFC 6750 §2.1: `Bearer` b64token.
+        Rule(#"(Bearer\s+)(?!\[masked\])[A-Za-z0-9\-._~+/]+=*"#, "$1[masked]", options: [.caseInsensitive]),
+        // RFC 6749 §4.2.2 / §5.1 token parameters, in URLs and forms…
+        Rule(#"\b((?:access|refresh|id)_token=)(?!\[masked\])[^&\s"'<>#]+"#, "$1[masked]"),
+        // …and in JSON.
+        Rule(#"("(?:access|refresh|id)_token"\s*:\s*")(?!\[masked\])[^"]*"#, "$1[masked]"),
+        // Header lines quoted in evidence: credentials and cookies.
+        Rule(#"(?m)((?:Proxy-)?Authorization:\s*[A-Za-z]+\s+)(?!\[masked\])[^\r\n"]+"#, "$1[masked]", options: [.caseInsensitive]),
+        // Password form fields (`password`, `j_password`, `passwd`…) quoted in evidence, even
+        // when a buggy client sent the value unencoded and it no longer matches the password.
+        Rule(#"\b([A-Za-z_]*(?:password|passwd|pwd)=)(?!\[masked\])[^&\s"'<>]+"#, "$1[masked]", options: [.caseInsensitive]),
+        Rule(#"("(?:password|passwd)"\s*:\s*")(?!\[masked\])[^"]*"#, "$1[masked]", options: [.caseInsensitive]),
+        // WS-Security UsernameToken Profile 1.1 §3.1: `<wsse:Password>` carries the password.
+        Rule(#"(<(?:[A-Za-z0-9_.\-]+:)?Password\b[^>]*>)(?!\[masked\])[^<]*(</(?:[A-Za-z0-9_.\-]+:)?Password>)"#,
+             "$1[masked]$2"),
+    ]
+
+    static func xmlEscape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "'", with: "&apos;")
+    }
+
+    static func lowercaseEscapes(_ text: String) -> String {
+        var out = ""
+        var pending = 0
+        for ch in text {
+            if ch == "%" {
+                pending = 2
+                out.append(ch)
+            } else if pending > 0 {
+                out.append(contentsOf: ch.lowercased())
+                pending -= 1
+            } else {
+                out.append(ch)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import NIOSSL
+
+/// The TLS identity the mocks serve https with: the server certificate and key that
+/// `scripts/setup-tls.sh` issues from the machine's local test CA (name-constrained to
+/// 127.0.0.0/8, ::1 and `localhost`). Clients trust `caFile` (the runner passes it as
+/// `SAMLH_CA_FILE`; the setup script also adds it to the system store).
+///
+/// ```swift
+/// let tls = try MockTLS.load()          // $SAMLH_TLS_DIR or ~/.local/share/samlharness/tls
+/// let servers = try await MockServerGroup.start([.init(handler: sp, tls: tls)], log: log)
+/// ```
+public struct MockTLS: Sendable {
+    public struct LoadError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The folder holding `ca.pem`, `server.pem` and `server.key`.
+    public let directory: URL
+    /// The server configuration: the certificate chain (leaf, then the CA) and the key.
+    public let configuration: TLSConfiguration
+
+    /// The CA certificate clients must trust.
+    public var caFile: URL { directory.appendingPathComponent("ca.pem") }
+
+    /// Where the material lives: `SAMLH_TLS_DIR`, else `$XDG_DATA_HOME/samlharness/tls`,
+    /// else `~/.local/share/samlharness/tls` (what `scripts/setup-tls.sh` writes).
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let dir = environment["SAMLH_TLS_DIR"], !dir.isEmpty { return URL(fileURLWithPath: dir) }
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+        return data.appendingPathComponent("samlharness/tls")
+    }
+
+    /// Whether the material exists (the files are there; ``load(from:)`` still checks them).
+    public static func isSetUp(in directory: URL = defaultDirectory()) -> Bool {
+        ["ca.pem", "server.pem", "server.key"].allSatisfy {
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)
+        }
+    }
+
+    /// Loads the server certificate, the CA and the key from `directory`.
+    public static func load(from directory: URL = defaultDirectory()) throws -> MockTLS {
+        guard isSetUp(in: directory) else {
+            throw LoadError(description: "no TLS material in \(directory.path) (ca.pem, server.pem, server.key): "
+                + "run `bash scripts/setup-tls.sh` (or set SAMLH_TLS_DIR)")
+        }
+        do {
+            let leaf = try NIOSSLCertificate.fromPEMFile(directory.appendingPathComponent("server.pem").path)
+            let ca = try NIOSSLCertificate.fromPEMFile(directory.appendingPathComponent("ca.pem").path)
+            let key = try NIOSSLPrivateKey(file: directory.appendingPathComponent("server.key").path, format: .pem)
+            guard !leaf.isEmpty else { throw LoadError(description: "server.pem holds no certificate") }
+            let configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: (leaf + ca).map { .certificate($0) }, privateKey: .privateKey(key))
+            return MockTLS(directory: directory, configuration: configuration)
+        } catch let error as LoadError {
+            throw LoadError(description: "TLS material in \(directory.path): \(error.description)")
+        } catch {
+            throw LoadError(description: "TLS material in \(directory.path) is unreadable (\(error)): "
+                + "run `bash scripts/setup-tls.sh` again")
+        }
+    }
+}
