@@ -6,30 +6,18 @@ enum ReportText {
     /// escaped, and characters XML 1.0 §2.2 does not allow (C0 controls but tab, CR, LF;
     /// U+FFFE, U+FFFF) replaced by U+FFFD, so traffic bytes can never break the document.
     static func xml(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
-                    out += "\u{FFFD}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
+        escape(text, apostrophe: "&apos;") { $0 < 0x20 || $0 == 0xFFFE || $0 == 0xFFFF }
     }
 
     /// Text for HTML content or a double-quoted attribute (HTML Standard §13.1.2.6: `&`,
     /// `<`, `>`, `"`, `'` escaped; NUL and other C0 controls replaced).
     static func html(_ text: String) -> String {
+        escape(text, apostrophe: "&#39;") { $0 < 0x20 || $0 == 0x7F }
+    }
+
+    /// The five markup characters escaped, tab/CR/LF kept, every scalar `forbidden` names
+    /// replaced by U+FFFD.
+    private static func escape(_ text: String, apostrophe: String, forbidden: (UInt32) -> Bool) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -38,10 +26,10 @@ enum ReportText {
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
-            case "'": out += "&#39;"
+            case "'": out += apostrophe
             case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F { out += "\u{FFFD}" } else { out.unicodeScalars.append(scalar) }
+                if forbidden(scalar.value) { out += "\u{FFFD}" } else { out.unicodeScalars.append(scalar) }
             }
         }
         return out
