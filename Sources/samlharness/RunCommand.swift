@@ -22,7 +22,9 @@ struct RunCommand: AsyncParsableCommand {
         not-evaluated. Results stream to REPORT_DIR/results.jsonl; at the end the reports are \
         written beside it: junit.xml, report.json, report.sarif, summary.md, report.html \
         (--format; secrets masked unless --show-secrets; docs/reports.md). Exit 0: every \
-        required check passed; 1: some failed or a scenario errored; 2: usage.
+        required check passed; 1: some failed or a scenario errored; 2: usage; 130/143: stopped by \
+        SIGINT/SIGTERM (no scenario starts after it, running clients are stopped, the finished \
+        results and the reports are written).
         """)
 
     @Option(help: "The client under test: a shell command line.")
@@ -130,14 +132,31 @@ struct RunCommand: AsyncParsableCommand {
         let progress = Progress(total: selected.count,
                                 live: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil)
         let showSecrets = showSecrets
-        let results = await RunEngine(jobs: jobs, timeoutOverride: timeout).run(selected, client: adapter, runner: runner) { result in
-            writer.write(showSecrets ? result : SecretMasker.mask(result))
-            progress.report(result)
+        // SIGINT/SIGTERM: no new scenario starts, the running clients are stopped (their
+        // process groups), and the finished results and the reports are still written.
+        let interruption = RunInterruption()
+        let signals = TerminationSignals()
+        let watcher = Task {
+            let name = await signals.wait()
+            guard !Task.isCancelled else { return }
+            interruption.interrupt(name)
+            FileHandle.standardError.write(Data("samlharness run: \(name): stopping the running clients; writing the finished results\n".utf8))
         }
+        let results = await RunEngine(jobs: jobs, timeoutOverride: timeout)
+            .run(selected, client: adapter, runner: runner, interruption: interruption) { result in
+                writer.write(showSecrets ? result : SecretMasker.mask(result))
+                progress.report(result)
+            }
+        watcher.cancel()
         progress.finish()
         let duration = Date().timeIntervalSince(started)
-        writer.write(RunMetaLine.end(seconds: duration))
+        writer.write(RunMetaLine.end(seconds: duration, interrupted: interruption.reason))
         try writeReports(results, header: header, catalog: catalogInfo, duration: duration, to: reports)
+        if let signal = interruption.reason {
+            print("interrupted by \(signal): \(results.count) of \(selected.count) scenarios ran (those stopped are errors); "
+                  + "partial results in \(reports.appendingPathComponent("results.jsonl").path)")
+            throw ExitCode(signal == "SIGINT" ? 130 : 143)
+        }
         let counts = Dictionary(grouping: results, by: \.status).mapValues(\.count)
         let notEvaluated = results.flatMap(\.verdicts).filter { $0.status == .notEvaluated }.count
         print(String(format: "%d scenarios in %.1f s: %d pass, %d fail, %d error, %d skipped; %d check verdicts not evaluated by this build; results in %@",

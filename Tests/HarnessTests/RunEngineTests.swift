@@ -95,6 +95,60 @@ import TestSupport
         }
     }
 
+    /// SIGTERM to `samlharness run` while a client hangs: no further scenario starts, the
+    /// client and the child it forked are stopped, the finished result and the end line are in
+    /// results.jsonl, the reports are written from what finished, and the exit status says why.
+    @Test func anInterruptedRunStopsItsClientsAndKeepsWhatFinished() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pids = dir.appendingPathComponent("pids.txt")
+        // Hangs only in the third scenario (in id order), after two have finished.
+        let script = dir.appendingPathComponent("client.sh")
+        try """
+            case "$SAMLH_SCENARIO" in
+              cas-rest.reusable-ticket-used-once) sleep 300 & echo $! >> '\(pids.path)'; echo $$ >> '\(pids.path)'; wait ;;
+              *) echo '{"outcome":"failure","error":"not implemented"}' > "$SAMLH_RESULT_FILE"; exit 1 ;;
+            esac
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let reports = dir.appendingPathComponent("reports")
+        let command = ["exec", HarnessBinary.url.path, "run", "--client", "sh \(script.path)",
+                       "--filter", "cas-rest.no-attributes", "--filter", "cas-rest.form-encoded-password",
+                       "--filter", "cas-rest.reusable-ticket-used-once", "--filter", "cas-rest.ticket-reuse",
+                       "--jobs", "1", "--timeout", "120", "--report-dir", reports.path,
+                       "--mockidp-dir", SuiteFixture.mockIdP.path].map(ClientProcessRunner.shellQuoted).joined(separator: " ")
+        var runner = ClientProcessRunner()
+        runner.grace = 60
+        let outcome = await runner.run(command: command, directory: nil, environment: ProcessInfo.processInfo.environment,
+                                       timeout: 120) {
+            // SIGTERM (to `run` alone: its clients have process groups of their own) once the
+            // hanging client and its child are up.
+            let lines = (try? String(contentsOf: pids, encoding: .utf8))?.split(separator: "\n") ?? []
+            return lines.count >= 2 ? "interrupt" : nil
+        }
+        #expect(outcome.status == 143, "\(outcome.stdout)\n\(outcome.stderr)")
+        #expect(outcome.stderr.contains("SIGTERM: stopping the running clients"))
+        #expect(outcome.stdout.contains("interrupted by SIGTERM: 3 of 4 scenarios ran"), "\(outcome.stdout)")
+        for pid in try String(contentsOf: pids, encoding: .utf8).split(separator: "\n").compactMap({ Int32($0) }) {
+            #expect(Self.isGone(pid), "client process \(pid) survived the interrupted run")
+        }
+        let lines = try String(contentsOf: reports.appendingPathComponent("results.jsonl"), encoding: .utf8)
+            .split(separator: "\n").compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let results = lines.filter { $0["scenario"] != nil }
+        #expect(results.map { $0["scenario"] as? String } == ["cas-rest.form-encoded-password", "cas-rest.no-attributes",
+                                                               "cas-rest.reusable-ticket-used-once"])
+        let stopped = try #require(results.last)
+        #expect(stopped["status"] as? String == "error")
+        #expect((stopped["reason"] as? String)?.contains("the run was interrupted (SIGTERM)") == true)
+        #expect(lines.last?["event"] as? String == "end")
+        #expect(lines.last?["interrupted"] as? String == "SIGTERM")
+        let report = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: reports.appendingPathComponent("report.json"))) as? [String: Any])
+        let runs = try #require(report["runs"] as? [[String: Any]])
+        #expect((runs.first?["results"] as? [Any])?.count == 3)
+        #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("report.html").path))
+    }
+
     /// Gone, or a zombie waiting for a reaper (PID 1 in a container may never reap it).
     static func isGone(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return true }

@@ -8,9 +8,11 @@ public struct RunMetaLine: Codable, Sendable, Equatable {
     public var catalog: CatalogInfo?
     public var harnessVersion: String?
     public var durationSeconds: Double?
+    /// On the end line of a run stopped from outside: the signal (`SIGINT`, `SIGTERM`).
+    public var interrupted: String?
 
     enum CodingKeys: String, CodingKey {
-        case event, catalog
+        case event, catalog, interrupted
         case harnessVersion = "harness_version"
         case durationSeconds = "duration_seconds"
     }
@@ -19,8 +21,8 @@ public struct RunMetaLine: Codable, Sendable, Equatable {
         RunMetaLine(event: "catalog", catalog: catalog, harnessVersion: HarnessVersion.current)
     }
 
-    public static func end(seconds: Double) -> RunMetaLine {
-        RunMetaLine(event: "end", durationSeconds: (seconds * 1000).rounded() / 1000)
+    public static func end(seconds: Double, interrupted: String? = nil) -> RunMetaLine {
+        RunMetaLine(event: "end", durationSeconds: (seconds * 1000).rounded() / 1000, interrupted: interrupted)
     }
 }
 

@@ -19,16 +19,22 @@ public struct RunEngine: Sendable {
         return sorted.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
     }
 
+    /// Runs `scenarios`, `jobs` at a time; `onResult` gets each result as it is known. Once
+    /// `interruption` fires no scenario starts, the running clients are stopped, and only
+    /// the scenarios that started are returned.
     public func run(_ scenarios: [Scenario], client: some ClientAdapter, runner: ScenarioRunner,
+                    interruption: RunInterruption? = nil,
                     onResult: @escaping @Sendable (ScenarioResult) -> Void) async -> [ScenarioResult] {
         var results: [ScenarioResult] = []
         await withTaskGroup(of: ScenarioResult.self) { group in
             var next = 0
             func startNext() {
-                guard next < scenarios.count else { return }
+                guard next < scenarios.count, interruption?.reason == nil else { return }
                 let scenario = scenarios[next]
                 next += 1
-                group.addTask { await runner.run(scenario, client: client, timeoutOverride: timeoutOverride) }
+                group.addTask {
+                    await runner.run(scenario, client: client, timeoutOverride: timeoutOverride, interruption: interruption)
+                }
             }
             for _ in 0..<min(jobs, scenarios.count) { startNext() }
             while let result = await group.next() {

@@ -59,7 +59,8 @@ public struct ScenarioRunner: Sendable {
         return environment
     }
 
-    public func run(_ scenario: Scenario, client: some ClientAdapter, timeoutOverride: Double? = nil) async -> ScenarioResult {
+    public func run(_ scenario: Scenario, client: some ClientAdapter, timeoutOverride: Double? = nil,
+                    interruption: RunInterruption? = nil) async -> ScenarioResult {
         let started = Date()
         var trace: ScenarioTrace?
         func finish(_ status: ScenarioResult.Status, _ reason: String?, verdicts: [Verdict] = [], exchanges: Int = 0,
@@ -85,7 +86,8 @@ public struct ScenarioRunner: Sendable {
         let limit = maxExchanges
         let execution = await client.run(target: mocks.target, environment: environment, resultFile: resultFile,
                                          timeout: timeout) {
-            log.arrived > limit ? "it sent more than \(limit) requests to the mocks" : nil
+            if let reason = interruption?.reason { return "the run was interrupted (\(reason))" }
+            return log.arrived > limit ? "it sent more than \(limit) requests to the mocks" : nil
         }
         await mocks.stop()
         let entries = mocks.log.entries
