@@ -11,7 +11,13 @@ import SAMLCore
 struct LoadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
-        abstract: "Run concurrent Web SSO logins through the mocks (loopback only) and report latency and throughput.")
+        abstract: "Run concurrent logins through the mocks (loopback only) and report latency and throughput.",
+        discussion: """
+        The logins are spread round-robin over --flows (web-sso, ecp, cas-rest, http-basic), each \
+        with its own cookie jar. Exit 1 unless every login obtained its own proof (the SP's \
+        per-session secret, the CAS user of a fresh ticket, the Basic page's secret) and the \
+        traffic log holds every exchange answered.
+        """)
 
     @Option(help: "Logins in all (at most 20000).")
     var logins = 1000
@@ -22,6 +28,9 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: "The IdP profile (form login with consent by default).")
     var profile = "shibboleth"
 
+    @Option(help: "The flows, comma-separated (web-sso, ecp, cas-rest, http-basic).")
+    var flows = LoadDriver.Flow.allCases.map(\.rawValue).joined(separator: ",")
+
     @Option(name: .customLong("mockidp-dir"), help: "The MockIdP/ directory.")
     var mockIdPDirectory: String?
 
@@ -31,10 +40,33 @@ struct LoadCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...20_000).contains(logins) else { throw ValidationError("--logins must be 1…20000") }
         guard (1...5_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1…5000") }
+        _ = try selectedFlows()
+    }
+
+    func selectedFlows() throws -> [LoadDriver.Flow] {
+        let names = flows.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let chosen = try names.map { name in
+            guard let flow = LoadDriver.Flow(rawValue: name) else {
+                throw ValidationError("--flows: unknown flow `\(name)`; one of \(LoadDriver.Flow.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return flow
+        }
+        guard !chosen.isEmpty else { throw ValidationError("--flows: name at least one flow") }
+        return chosen
+    }
+
+    /// Per flow: how many, how fast.
+    struct FlowFigures: Codable {
+        var flow: String
+        var succeeded: Int
+        var failed: Int
+        var p50Milliseconds: Double
+        var p99Milliseconds: Double
     }
 
     struct Figures: Codable {
         var profile: String
+        var flows: [FlowFigures]
         var logins: Int
         var concurrency: Int
         var succeeded: Int
@@ -42,7 +74,10 @@ struct LoadCommand: AsyncParsableCommand {
         var requests: Int
         var trafficLogEntries: Int
         var trafficLogComplete: Bool
+        /// Distinct proofs among the logins whose proof is their own (the SP's per-session
+        /// secret, a fresh service ticket); the Basic page's secret is the user's, not the login's.
         var distinctSecrets: Int
+        var perLoginProofs: Int
         var wallSeconds: Double
         var loginsPerSecond: Double
         var p50Milliseconds: Double
@@ -61,25 +96,29 @@ struct LoadCommand: AsyncParsableCommand {
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let users = loaded.profile.users
-        let secure = suite.readyInfo().sp.secure
+        // Users whose password every flow accepts (ECP and Basic send it in a header).
+        let users = loaded.profile.users.filter { $0.secondFactorCode == nil }
+        let ready = suite.readyInfo()
+        let chosen = try selectedFlows()
         let started = ContinuousClock.now
-        var outcomes: [LoadDriver.Outcome] = []
-        var errors: [String] = []
-        await withTaskGroup(of: Result<LoadDriver.Outcome, any Error>.self) { group in
+        var outcomes: [(LoadDriver.Flow, LoadDriver.Outcome)] = []
+        var errors: [(LoadDriver.Flow, String)] = []
+        await withTaskGroup(of: (LoadDriver.Flow, Result<LoadDriver.Outcome, any Error>).self) { group in
             var next = 0
             func launch() {
-                let driver = LoadDriver(client: client, secureURL: secure, user: users[next % users.count])
+                let user = users[next % users.count]
+                let driver = LoadDriver(client: client, flow: chosen[next % chosen.count], ready: ready,
+                                        user: TestUser(username: user.username, password: user.password))
                 group.addTask {
-                    do { return .success(try await driver.login()) } catch { return .failure(error) }
+                    do { return (driver.flow, .success(try await driver.login())) } catch { return (driver.flow, .failure(error)) }
                 }
                 next += 1
             }
             while next < min(concurrency, logins) { launch() }
-            for await result in group {
+            for await (flow, result) in group {
                 switch result {
-                case .success(let outcome): outcomes.append(outcome)
-                case .failure(let error): errors.append("\(error)")
+                case .success(let outcome): outcomes.append((flow, outcome))
+                case .failure(let error): errors.append((flow, "\(flow.rawValue): \(error)"))
                 }
                 if next < logins { launch() }
             }
@@ -88,35 +127,46 @@ struct LoadCommand: AsyncParsableCommand {
         try await client.shutdown()
         let entries = suite.log.entries
         await suite.stop()
-        let latencies = outcomes.map(\.seconds).sorted()
-        func percentile(_ p: Double) -> Double {
-            latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int((Double(latencies.count) * p).rounded(.up)) - 1)] * 1000
+        func percentile(_ p: Double, _ latencies: [Double]) -> Double {
+            let sorted = latencies.sorted()
+            let value = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)] * 1000
+            return (value * 10).rounded() / 10
+        }
+        let latencies = outcomes.map(\.1.seconds).sorted()
+        let perFlow = chosen.reduce(into: [LoadDriver.Flow]()) { if !$0.contains($1) { $0.append($1) } }.map { flow in
+            let mine = outcomes.filter { $0.0 == flow }.map(\.1.seconds)
+            return FlowFigures(flow: flow.rawValue, succeeded: mine.count, failed: errors.filter { $0.0 == flow }.count,
+                               p50Milliseconds: percentile(0.50, mine), p99Milliseconds: percentile(0.99, mine))
         }
         let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
-        let requests = outcomes.map(\.requests).reduce(0, +)
+        let requests = outcomes.map(\.1.requests).reduce(0, +)
+        let ownProofs = outcomes.filter { $0.0 != .httpBasic }.map(\.1.secret)
         let answered = entries.filter { $0.response != nil }.count
         let figures = Figures(
-            profile: profile, logins: logins, concurrency: concurrency, succeeded: outcomes.count, failed: errors.count,
+            profile: profile, flows: perFlow, logins: logins, concurrency: concurrency, succeeded: outcomes.count, failed: errors.count,
             requests: requests, trafficLogEntries: entries.count,
             trafficLogComplete: errors.isEmpty && entries.count == requests && answered == requests && suite.log.dropped == 0,
-            distinctSecrets: Set(outcomes.map(\.secret)).count, wallSeconds: (wallSeconds * 1000).rounded() / 1000,
+            distinctSecrets: Set(ownProofs).count, perLoginProofs: ownProofs.count, wallSeconds: (wallSeconds * 1000).rounded() / 1000,
             loginsPerSecond: (Double(outcomes.count) / wallSeconds * 10).rounded() / 10,
-            p50Milliseconds: (percentile(0.50) * 10).rounded() / 10, p99Milliseconds: (percentile(0.99) * 10).rounded() / 10,
-            maxMilliseconds: ((latencies.last ?? 0) * 1000 * 10).rounded() / 10, firstErrors: Array(errors.prefix(5)))
+            p50Milliseconds: percentile(0.50, latencies), p99Milliseconds: percentile(0.99, latencies),
+            maxMilliseconds: ((latencies.last ?? 0) * 1000 * 10).rounded() / 10, firstErrors: Array(errors.prefix(5).map(\.1)))
         print("""
-        load: \(figures.logins) Web SSO logins (\(profile)), \(figures.concurrency) in flight, loopback
-          succeeded \(figures.succeeded), failed \(figures.failed), distinct secrets \(figures.distinctSecrets)
+        load: \(figures.logins) logins (\(chosen.map(\.rawValue).joined(separator: ", ")); \(profile)), \(figures.concurrency) in flight, loopback
+          succeeded \(figures.succeeded), failed \(figures.failed), distinct per-login proofs \(figures.distinctSecrets) of \(figures.perLoginProofs)
           requests \(figures.requests), traffic log entries \(figures.trafficLogEntries) (complete: \(figures.trafficLogComplete))
           wall \(figures.wallSeconds) s, \(figures.loginsPerSecond) logins/s
           login latency p50 \(figures.p50Milliseconds) ms, p99 \(figures.p99Milliseconds) ms, max \(figures.maxMilliseconds) ms
         """)
+        for flow in perFlow {
+            print("  \(flow.flow): \(flow.succeeded) ok, \(flow.failed) failed, p50 \(flow.p50Milliseconds) ms, p99 \(flow.p99Milliseconds) ms")
+        }
         for error in figures.firstErrors { print("  error: \(error)") }
         if let json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(figures).write(to: URL(fileURLWithPath: json))
         }
-        if figures.failed > 0 || !figures.trafficLogComplete || figures.distinctSecrets != figures.succeeded {
+        if figures.failed > 0 || !figures.trafficLogComplete || figures.distinctSecrets != figures.perLoginProofs {
             throw ExitCode(1)
         }
     }

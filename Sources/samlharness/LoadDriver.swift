@@ -5,10 +5,22 @@ import NIOCore
 import NIOHTTP1
 import SAMLCore
 
-/// One virtual user's complete Web SSO login through the mocks, over loopback HTTP: the SP's
-/// redirect, the IdP's flow redirect, the login form, consent, the auto-post to the ACS and
-/// the protected page, with its own cookie jar. Used by `samlharness load`.
+/// One virtual user's complete login through the mocks, over loopback HTTP, with its own
+/// cookie jar. Used by `samlharness load`.
+/// - Web SSO: the SP's redirect, the IdP's flow redirect, the login form, consent, the
+///   auto-post to the ACS and the protected page (its per-session secret).
+/// - ECP: the PAOS request from the SP, the SOAP AuthnRequest to the IdP with HTTP Basic, the
+///   Response posted to the SP's ECP consumer, the protected page.
+/// - CAS REST: a TGT, a service ticket, its validation (the CAS user must come back).
+/// - HTTP Basic: the challenge, the answer, the page's secret.
 struct LoadDriver: Sendable {
+    enum Flow: String, CaseIterable, Sendable, Codable {
+        case webSSO = "web-sso"
+        case ecp
+        case casREST = "cas-rest"
+        case httpBasic = "http-basic"
+    }
+
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
@@ -20,18 +32,36 @@ struct LoadDriver: Sendable {
     }
 
     let client: HTTPClient
-    let secureURL: String
+    let flow: Flow
+    let ready: ReadyInfo
     let user: TestUser
+    var secureURL: String { ready.sp.secure }
 
     final class Jar: @unchecked Sendable {
         var cookies: [String: [String: String]] = [:]  // host → name → value
     }
 
     func login() async throws -> Outcome {
-        let started = ContinuousClock.now
+        switch flow {
+        case .webSSO: try await webSSOLogin()
+        case .ecp: try await ecpLogin()
+        case .casREST: try await casRESTLogin()
+        case .httpBasic: try await basicLogin()
+        }
+    }
+
+    /// One login's HTTP: a cookie jar, a request count, redirects not followed.
+    final class Session: @unchecked Sendable {
+        let client: HTTPClient
         let jar = Jar()
         var requests = 0
-        func send(_ method: HTTPMethod, _ url: String, form: String? = nil) async throws -> (Int, [(String, String)], String) {
+
+        init(client: HTTPClient) {
+            self.client = client
+        }
+
+        func send(_ method: HTTPMethod, _ url: String, body: String? = nil, contentType: String = "application/x-www-form-urlencoded",
+                  headers extra: [(String, String)] = []) async throws -> (Int, [(String, String)], String) {
             requests += 1
             var request = HTTPClientRequest(url: url)
             request.method = method
@@ -39,9 +69,10 @@ struct LoadDriver: Sendable {
             if let cookies = jar.cookies[host], !cookies.isEmpty {
                 request.headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
             }
-            if let form {
-                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-                request.body = .bytes(ByteBuffer(string: form))
+            for (name, value) in extra { request.headers.add(name: name, value: value) }
+            if let body {
+                request.headers.add(name: "Content-Type", value: contentType)
+                request.body = .bytes(ByteBuffer(string: body))
             }
             let response = try await client.execute(request, timeout: .seconds(60))
             let body = String(buffer: try await response.body.collect(upTo: 16 << 20))
@@ -57,6 +88,15 @@ struct LoadDriver: Sendable {
             }
             return (Int(response.status.code), response.headers.map { ($0.name, $0.value) }, body)
         }
+    }
+
+    func webSSOLogin() async throws -> Outcome {
+        let started = ContinuousClock.now
+        let session = Session(client: client)
+        func send(_ method: HTTPMethod, _ url: String, form: String? = nil) async throws -> (Int, [(String, String)], String) {
+            try await session.send(method, url, body: form)
+        }
+        var requests: Int { session.requests }
         func location(_ headers: [(String, String)], base: String) throws -> String {
             guard let value = headers.first(where: { $0.0.lowercased() == "location" })?.1 else {
                 throw Failure(description: "a redirect without Location from \(base)")
@@ -88,6 +128,98 @@ struct LoadDriver: Sendable {
             (status, headers, body) = try await send(.POST, action, form: QueryParameter.formEncoded(pairs))
         }
         throw Failure(description: "the login did not end after 12 pages (last: \(url))")
+    }
+
+    static let paosType = "application/vnd.paos+xml"
+    static let paos = "ver=\"urn:liberty:paos:2003-08\";\"urn:oasis:names:tc:SAML:2.0:profiles:SSO:ecp\""
+
+    /// saml-ecp-v2.0 §2.3: PAOS request, SOAP to the IdP, the Response to the consumer URL.
+    func ecpLogin() async throws -> Outcome {
+        let started = ContinuousClock.now
+        let session = Session(client: client)
+        let ecpHeaders = [("Accept", "text/html; \(Self.paosType)"), ("PAOS", Self.paos)]
+        let (status, _, paosRequest) = try await session.send(.GET, secureURL, headers: ecpHeaders)
+        guard status == 200, let authnRequest = Self.element("Body", in: paosRequest, inner: true) else {
+            throw Failure(description: "ecp: the SP answered \(status) without a PAOS request")
+        }
+        let relayState = Self.element("RelayState", in: Self.element("Header", in: paosRequest, inner: true) ?? "", inner: false)
+        let basic = "Basic " + Data("\(user.username):\(user.password)".utf8).base64EncodedString()
+        let (idpStatus, _, idpAnswer) = try await session.send(.POST, ready.idp.ecp, body: Self.envelope(nil, authnRequest),
+                                                               contentType: "text/xml; charset=utf-8",
+                                                               headers: [("Authorization", basic)])
+        guard idpStatus == 200, let response = Self.element("Body", in: idpAnswer, inner: true),
+              let acs = Self.attribute("AssertionConsumerServiceURL", in: idpAnswer) else {
+            throw Failure(description: "ecp: the IdP answered \(idpStatus) without a Response")
+        }
+        let (acsStatus, headers, _) = try await session.send(.POST, acs, body: Self.envelope(relayState, response),
+                                                             contentType: Self.paosType, headers: ecpHeaders)
+        var target = secureURL
+        if [302, 303].contains(acsStatus), let location = headers.first(where: { $0.0.lowercased() == "location" })?.1 {
+            target = URL(string: location, relativeTo: URL(string: acs))?.absoluteString ?? location
+        } else if acsStatus != 200 {
+            throw Failure(description: "ecp: the SP's consumer answered \(acsStatus)")
+        }
+        let (pageStatus, _, page) = try await session.send(.GET, target)
+        guard pageStatus == 200, let secret = Self.secret(in: page) else {
+            throw Failure(description: "ecp: \(target) answered \(pageStatus) without the secret")
+        }
+        return Outcome(requests: session.requests, seconds: seconds(ContinuousClock.now - started), secret: secret)
+    }
+
+    /// Apereo CAS REST: TGT, service ticket, CAS 3 validation.
+    func casRESTLogin() async throws -> Outcome {
+        let started = ContinuousClock.now
+        let session = Session(client: client)
+        let credentials = QueryParameter.formEncoded([("username", user.username), ("password", user.password)])
+        let (status, headers, _) = try await session.send(.POST, ready.cas.tickets, body: credentials, headers: [("Accept", "text/plain")])
+        guard status == 201, let tgt = headers.first(where: { $0.0.lowercased() == "location" })?.1 else {
+            throw Failure(description: "cas-rest: the TGT request answered \(status)")
+        }
+        let service = ready.cas.service
+        let (stStatus, _, ticket) = try await session.send(.POST, tgt, body: QueryParameter.formEncoded([("service", service)]))
+        guard stStatus == 200, ticket.hasPrefix("ST-") else { throw Failure(description: "cas-rest: the ST request answered \(stStatus)") }
+        let validate = ready.cas.p3ServiceValidate + "?" + QueryParameter.formEncoded([("service", service), ("ticket", ticket)])
+        let (vStatus, _, answer) = try await session.send(.GET, validate)
+        guard vStatus == 200, answer.contains("<cas:user>\(user.username)</cas:user>") else {
+            throw Failure(description: "cas-rest: the validation answered \(vStatus) without the user")
+        }
+        return Outcome(requests: session.requests, seconds: seconds(ContinuousClock.now - started), secret: ticket)
+    }
+
+    /// RFC 7617: the challenge, then the answer in UTF-8.
+    func basicLogin() async throws -> Outcome {
+        let started = ContinuousClock.now
+        let session = Session(client: client)
+        let (status, headers, _) = try await session.send(.GET, ready.auth.basic)
+        guard status == 401, headers.contains(where: { $0.0.lowercased() == "www-authenticate" }) else {
+            throw Failure(description: "http-basic: no challenge (\(status))")
+        }
+        let basic = "Basic " + Data("\(user.username):\(user.password)".utf8).base64EncodedString()
+        let (pageStatus, _, page) = try await session.send(.GET, ready.auth.basic, headers: [("Authorization", basic)])
+        guard pageStatus == 200, let range = page.range(of: #"id="secret">"#) else {
+            throw Failure(description: "http-basic: the answer got \(pageStatus) without the secret")
+        }
+        let secret = String(page[range.upperBound...].prefix { $0 != "<" })
+        return Outcome(requests: session.requests, seconds: seconds(ContinuousClock.now - started), secret: secret)
+    }
+
+    static func envelope(_ header: String?, _ body: String) -> String {
+        let soap = "http://schemas.xmlsoap.org/soap/envelope/"
+        return "<S:Envelope xmlns:S=\"\(soap)\">" + (header.map { "<S:Header>\($0)</S:Header>" } ?? "") + "<S:Body>\(body)</S:Body></S:Envelope>"
+    }
+
+    /// The first element named `local` (any prefix): its content (`inner`) or the whole element.
+    static func element(_ local: String, in xml: String, inner: Bool) -> String? {
+        guard let open = xml.range(of: #"<([A-Za-z_][\w.-]*:)?"# + local + #"[\s>/]"#, options: .regularExpression) else { return nil }
+        let prefix = xml[open].dropFirst().dropLast().dropLast(local.count)
+        guard let openEnd = xml[open.lowerBound...].firstIndex(of: ">"),
+              let close = xml.range(of: "</\(prefix)\(local)>", range: openEnd..<xml.endIndex) else { return nil }
+        return inner ? String(xml[xml.index(after: openEnd)..<close.lowerBound]) : String(xml[open.lowerBound..<close.upperBound])
+    }
+
+    static func attribute(_ name: String, in xml: String) -> String? {
+        guard let range = xml.range(of: name + #"=""#) else { return nil }
+        return String(xml[range.upperBound...].prefix { $0 != "\"" })
     }
 
     static func secret(in body: String) -> String? {

@@ -119,7 +119,7 @@ struct SelfCheckCommand: AsyncParsableCommand {
         let client = HTTPClient(eventLoopGroupProvider: .singleton,
                                 configuration: .init(redirectConfiguration: .disallow))
         let user = profile.profile.users[0]
-        let driver = LoadDriver(client: client, secureURL: suite.readyInfo().sp.secure, user: user)
+        let driver = LoadDriver(client: client, flow: .webSSO, ready: suite.readyInfo(), user: user)
         do {
             let outcome = try await driver.login()
             let issued = suite.log.entries.compactMap { $0.annotations["sp.secret"] }.last
@@ -131,7 +131,7 @@ struct SelfCheckCommand: AsyncParsableCommand {
             record("mock servers: Web SSO through the mock IdP and SP over loopback", "the session's secret", "\(error)", false)
         }
         suite.environment.setKnobs([.wrongAudience])
-        let refused = (try? await LoadDriver(client: client, secureURL: suite.readyInfo().sp.secure, user: user).login()) == nil
+        let refused = (try? await LoadDriver(client: client, flow: .webSSO, ready: suite.readyInfo(), user: user).login()) == nil
         let reason = suite.log.entries.last { $0.annotations["sp.rejected"] != nil }?.annotations["sp.rejected"]
         record("mock servers: with the wrong-audience knob the mock SP refuses the login",
                "audience.mismatch", reason ?? "accepted", refused && reason == "audience.mismatch")

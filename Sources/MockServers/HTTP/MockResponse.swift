@@ -12,6 +12,11 @@ public struct MockResponse: Sendable {
         case delayed(Duration)
         /// Never answers; the connection is closed after this long (a dead IdP).
         case noAnswer(closeAfter: Duration)
+        /// The status line, the headers (the full Content-Length) and half the body, then the
+        /// connection closed: a truncated answer.
+        case truncated
+        /// The status line, the headers and half the body, then a TCP reset (RST).
+        case reset
     }
 
     public var status: Int

@@ -12,6 +12,8 @@ struct MockResponder: HTTPResponder {
     let log: TrafficLog
     let origin: @Sendable () -> String
     let maxBodyBytes: Int
+    /// How much of a refused (too large) body the traffic log keeps.
+    static let refusedBodyBytesKept = 64 * 1024
 
     func respond(to request: Request, context: MockRequestContext) async throws -> Response {
         let (sequence, run) = log.reserve()
@@ -32,6 +34,12 @@ struct MockResponder: HTTPResponder {
             tooLarge = false
         }
         let received = ContinuousClock.now
+        let arrivedBytes = body.count
+        if tooLarge {
+            // Refused unread: the log keeps the start of the body only, so a flood of
+            // oversized posts cannot fill memory through the traffic log.
+            body = Array(body.prefix(Self.refusedBodyBytesKept))
+        }
         let mockRequest = MockRequest(
             method: request.method.rawValue,
             target: request.head.path ?? "/",
@@ -47,6 +55,7 @@ struct MockResponder: HTTPResponder {
             answer = MockResponse.errorPage(status: 413, title: "Content Too Large",
                                             message: "The request body exceeds \(maxBodyBytes) bytes, the most this mock reads.")
                 .annotated("refused", "body.too-large")
+                .annotated("refused.body-bytes-read", String(arrivedBytes))
         } else {
             answer = await handler.handle(mockRequest)
         }
@@ -62,6 +71,31 @@ struct MockResponder: HTTPResponder {
                                     waitDuration: seconds(ContinuousClock.now - received), response: nil))
             try? await context.channel.close()
             throw CancellationError()
+        case .truncated, .reset:
+            // Half the body goes out under the full Content-Length; then the connection ends
+            // (closed, or reset with SO_LINGER 0), as a crashing or overloaded server does.
+            if answer.body.count < 2 {
+                // A redirect without a body still gets one to cut (servers send a short page).
+                answer.body = Array("<html><body>\(answer.status) \(HTTPStatusText.reason(answer.status))</body></html>\n".utf8)
+            }
+            let half = answer.body.count / 2
+            let reset = answer.delivery == .reset
+            answer.annotations["transport"] = "\(reset ? "reset" : "closed") after \(half) of \(answer.body.count) body bytes"
+            log.record(TrafficEntry(sequence: sequence, mock: handler.name, run: run, request: mockRequest, started: started,
+                                    receiveDuration: seconds(received - startInstant),
+                                    waitDuration: seconds(ContinuousClock.now - received), response: answer))
+            var response = Self.hummingbirdResponse(answer, closeConnection: true)
+            let channel = context.channel
+            let head = ByteBuffer(bytes: answer.body.prefix(half))
+            response.body = ResponseBody(contentLength: answer.body.count) { writer in
+                try await writer.write(head)
+                if reset {
+                    try? await (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+                }
+                try? await channel.close()
+                throw CancellationError()
+            }
+            return response
         }
         log.record(TrafficEntry(sequence: sequence, mock: handler.name, run: run, request: mockRequest, started: started,
                                 receiveDuration: seconds(received - startInstant),

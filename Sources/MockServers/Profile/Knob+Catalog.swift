@@ -31,6 +31,8 @@ extension Knob {
         case .noAnswer(let s): "the SSO endpoint never answers; the connection closes after \(s) s"
         case .error500: "the SSO endpoint answers a 500 error page"
         case .redirectLoop: "the SSO endpoint redirects to itself forever (302, one more `loop=` each hop)"
+        case .truncatedBody: "the SSO endpoint (and ECP, CAS login) sends its headers with the full Content-Length and half the body, then closes the connection"
+        case .connectionReset: "the SSO endpoint (and ECP, CAS login) sends its headers and half the body, then resets the connection (TCP RST)"
         case .errorPage200: "the IdP's error pages (unsupported request, 500, stale request) answered with status 200, as Shibboleth IdP's error views are"
         case .tls: "the IdP and the SP served over https with the harness's local CA (scripts/setup-tls.sh; clients get SAMLH_CA_FILE)"
         case .httpsDowngrade: "the SP (over https) sends the client back after the login to its plain-http twin, as an SP behind a TLS-terminating proxy that thinks it runs on http does"
@@ -70,7 +72,7 @@ extension Knob {
         case .secondAssertion: "assertion.multiple"
         case .nameIDComment: nil
         case .oversized: "response.oversized"
-        case .slow, .noAnswer, .error500, .redirectLoop, .errorPage200, .tls, .httpsDowngrade: nil
+        case .slow, .noAnswer, .error500, .redirectLoop, .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade: nil
         case .cas, .adfs, .cm: nil
         }
     }
@@ -78,7 +80,7 @@ extension Knob {
     /// Knobs that act on the SSO endpoint's HTTP answer rather than on the Response.
     public var isTransportFault: Bool {
         switch self {
-        case .slow, .noAnswer, .error500, .redirectLoop: true
+        case .slow, .noAnswer, .error500, .redirectLoop, .truncatedBody, .connectionReset: true
         default: false
         }
     }
@@ -92,6 +94,6 @@ extension Knob {
         .relayStateDropped, .relayStateAltered, .acsOther, .base64Wrapped(64), .base64Wrapped(76),
         .attributeMissing("mail"), .nameIDFormat("urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"),
         .secondAssertion, .nameIDComment, .oversized(2 * 1024 * 1024), .slow(2), .noAnswer(2), .error500, .redirectLoop,
-        .errorPage200, .tls, .httpsDowngrade,
+        .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade,
     ] + CASKnob.examples.map(Knob.cas) + ADFSKnob.examples.map(Knob.adfs) + CMKnob.examples.map(Knob.cm)
 }

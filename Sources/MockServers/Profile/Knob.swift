@@ -41,6 +41,10 @@ public enum Knob: Sendable, Equatable, Hashable {
     case noAnswer(Double)
     case error500
     case redirectLoop
+    /// The entry endpoints' answer cut after half its body (Content-Length promises all).
+    case truncatedBody
+    /// The entry endpoints' answer cut after half its body by a TCP reset.
+    case connectionReset
     /// The IdP's error pages answered with status 200, as Shibboleth IdP's error views are.
     case errorPage200
     /// The IdP and the SP served over https (the harness's local CA).
@@ -69,7 +73,7 @@ public enum Knob: Sendable, Equatable, Hashable {
         "wrong-issuer", "wrong-audience", "wrong-destination", "wrong-recipient", "in-response-to",
         "expired", "not-yet-valid", "clock-skew", "status", "encrypt-wrong-key", "relaystate", "acs-other",
         "base64-wrap", "attribute-missing", "nameid-format", "second-assertion", "nameid-comment",
-        "oversized", "slow", "no-answer", "error-500", "redirect-loop", "error-page-200", "tls", "https-downgrade",
+        "oversized", "slow", "no-answer", "error-500", "redirect-loop", "truncated-body", "connection-reset", "error-page-200", "tls", "https-downgrade",
     ] + CASKnob.names + ADFSKnob.names + CMKnob.names
 
     /// Parses `name` or `name=value`.
@@ -158,6 +162,8 @@ public enum Knob: Sendable, Equatable, Hashable {
             self = .noAnswer(seconds)
         case "error-500": self = try noValue(.error500)
         case "redirect-loop": self = try noValue(.redirectLoop)
+        case "truncated-body": self = try noValue(.truncatedBody)
+        case "connection-reset": self = try noValue(.connectionReset)
         case "error-page-200": self = try noValue(.errorPage200)
         case "tls": self = try noValue(.tls)
         case "https-downgrade": self = try noValue(.httpsDowngrade)
@@ -210,6 +216,8 @@ public enum Knob: Sendable, Equatable, Hashable {
         case .noAnswer(let s): "no-answer=\(Self.format(s))"
         case .error500: "error-500"
         case .redirectLoop: "redirect-loop"
+        case .truncatedBody: "truncated-body"
+        case .connectionReset: "connection-reset"
         case .errorPage200: "error-page-200"
         case .tls: "tls"
         case .httpsDowngrade: "https-downgrade"

@@ -86,20 +86,22 @@ public final class MockEnvironment: Sendable {
         }
     }
 
-    /// Records the base URL a mock listens on (`idp`, `sp`…).
     /// How an entry endpoint (the IdP's SSO and ECP, CAS login, AD FS) delivers its answer
-    /// under the `slow` and `no-answer` knobs.
+    /// under the `slow`, `no-answer`, `truncated-body` and `connection-reset` knobs.
     public var faultDelivery: MockResponse.Delivery {
         for knob in knobs {
             switch knob {
             case .slow(let seconds): return .delayed(.milliseconds(Int(seconds * 1000)))
             case .noAnswer(let seconds): return .noAnswer(closeAfter: .milliseconds(Int(seconds * 1000)))
+            case .truncatedBody: return .truncated
+            case .connectionReset: return .reset
             default: continue
             }
         }
         return .normal
     }
 
+    /// Records the base URL a mock listens on (`idp`, `sp`…).
     public func setBaseURL(_ url: String, for mock: String) {
         state.withLock { $0.bases[mock] = url }
     }

@@ -12,7 +12,7 @@ struct TimeoutCleanCheck: Check {
         let stalls = entries.filter { entry in
             guard let response = entry.response else { return true }
             switch response.delivery {
-            case .normal: return entry.waitDuration > limit
+            case .normal, .truncated, .reset: return entry.waitDuration > limit
             case .delayed, .noAnswer: return true
             }
         }

@@ -1,0 +1,136 @@
+import Foundation
+import MockServers
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Transport faults the mocks inject (a body cut short, a reset connection) reach the wire as
+/// described, and the mocks themselves stay up under clients that misbehave at the socket
+/// level (slow-loris: many connections trickling half a request).
+@Suite struct FaultToleranceTests {
+    /// Reads everything a raw connection gets for `request` until the server closes or resets
+    /// it: the bytes and the errno that ended it (0 for an orderly close).
+    static func exchange(port: Int, _ request: String) throws -> (bytes: [UInt8], error: Int32) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        _ = request.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, 0) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count > 0 { bytes += buffer[0..<count]; continue }
+            return (bytes, count == 0 ? 0 : errno)
+        }
+    }
+
+    /// ``exchange(port:_:)`` on a thread of its own: a blocking read must never hold one of the
+    /// cooperative pool's threads, which the mocks' handlers need to answer it.
+    static func exchangeOffPool(port: Int, _ request: String) async throws -> (bytes: [UInt8], error: Int32) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try exchange(port: port, request) }) }.start()
+        }
+    }
+
+    static func ssoRequest(_ suite: MockSuite) async throws -> (port: Int, request: String) {
+        let browser = TestBrowser()
+        defer { Task { try? await browser.shutdown() } }
+        let start = try await browser.get(suite.readyInfo().sp.secure)
+        let location = try #require(start.location)
+        let url = try #require(URLComponents(string: location))
+        let target = url.percentEncodedPath + "?" + (url.percentEncodedQuery ?? "")
+        return (try #require(url.port), "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(url.port ?? 0)\r\n\r\n")
+    }
+
+    @Test(arguments: [Knob.truncatedBody, .connectionReset])
+    func aCutAnswerPromisesMoreThanItSends(_ knob: Knob) async throws {
+        try await SuiteFixture.with("shibboleth", knobs: [knob]) { suite, _ in
+            let (port, request) = try await Self.ssoRequest(suite)
+            let (bytes, error) = try await Self.exchangeOffPool(port: port, request)
+            // What the IdP meant to send is in the traffic log; the wire got half its body.
+            let entry = try #require(suite.log.entries.last)
+            let full = try #require(entry.response).body.count
+            #expect(full > 0)
+            if knob == .truncatedBody {
+                let text = String(decoding: bytes, as: UTF8.self)
+                let head = try #require(text.range(of: "\r\n\r\n"))
+                let headers = text[..<head.lowerBound].lowercased()
+                #expect(headers.contains("content-length: \(full)"), "\(headers)")
+                #expect(bytes.count - text[..<head.upperBound].utf8.count == full / 2)
+                #expect(error == 0)
+            } else {
+                // A reset drops what the client had not read yet: it sees at most half, then ECONNRESET.
+                #expect(error == ECONNRESET)
+                let text = String(decoding: bytes, as: UTF8.self)
+                if let head = text.range(of: "\r\n\r\n") {
+                    #expect(bytes.count - text[..<head.upperBound].utf8.count <= full / 2)
+                }
+            }
+            #expect(entry.annotations["transport"] == "\(knob == .connectionReset ? "reset" : "closed") after \(full / 2) of \(full) body bytes")
+            // The IdP serves the next request whole.
+            let browser = TestBrowser()
+            defer { Task { try? await browser.shutdown() } }
+            let metadata = try await browser.get(suite.readyInfo().idp.metadata)
+            #expect(metadata.status == 200)
+        }
+    }
+
+    /// `samlharness load` over every flow at once: 400 logins all in flight, none lost, every
+    /// exchange in the traffic log, every per-login proof distinct.
+    @Test func concurrentLoginsAcrossFlowsLoseNothing() async throws {
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: json) }
+        let outcome = try await ClientProcess.run(HarnessBinary.url.path, [
+            "load", "--logins", "400", "--concurrency", "400", "--json", json.path, "--mockidp-dir", SuiteFixture.mockIdP.path,
+        ], timeout: 240)
+        #expect(outcome.status == 0, "\(outcome.stdout)\n\(outcome.stderr)")
+        let figures = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        #expect(figures["succeeded"] as? Int == 400)
+        #expect(figures["failed"] as? Int == 0)
+        #expect(figures["trafficLogComplete"] as? Bool == true)
+        #expect(figures["distinctSecrets"] as? Int == 300)
+        let flows = try #require(figures["flows"] as? [[String: Any]])
+        #expect(flows.map { $0["flow"] as? String } == ["web-sso", "ecp", "cas-rest", "http-basic"])
+        #expect(flows.allSatisfy { $0["succeeded"] as? Int == 100 && ($0["p99Milliseconds"] as? Double ?? 0) > 0 })
+    }
+
+    /// 200 connections each holding half a request line do not stop the mocks from serving a
+    /// whole login meanwhile (one event loop, no thread per connection); a starved server would
+    /// leave the browser to its read timeout.
+    @Test func slowLorisConnectionsDoNotStarveTheMocks() async throws {
+        try await SuiteFixture.with("shibboleth", knobs: []) { suite, browser in
+            let port = try #require(URLComponents(string: suite.readyInfo().sp.base)?.port)
+            var sockets: [Int32] = []
+            defer { sockets.forEach { close($0) } }
+            for _ in 0..<200 {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                #expect(connected == 0)
+                _ = "GET /secure HTTP/1.1\r\nHost: 127.0".utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, 0) }
+                sockets.append(fd)
+            }
+            let page = try await SuiteFixture.webSSO(suite, browser)
+            #expect(page.status == 200)
+            #expect(SuiteFixture.spVerdict(suite).accepted != nil)
+        }
+    }
+}
