@@ -75,6 +75,9 @@ let package = Package(
         // app teams can read it as sample code.
         .target(name: "ReferenceClient"),
         .executableTarget(name: "samlh-reference-client", dependencies: ["ReferenceClient"]),
+        // libFuzzer target over SAMLCore's decoders and parser; a corpus replayer in normal
+        // builds (docs/fuzzing.md, scripts/fuzz.sh).
+        .executableTarget(name: "samlh-fuzz", dependencies: ["SAMLCore"]),
         .testTarget(
             name: "ReferenceClientTests",
             dependencies: ["ReferenceClient", "TestSupport", "MockServers", "SAMLCore"]
