@@ -103,6 +103,7 @@ let package = Package(
         .testTarget(
             name: "MockServersTests",
             dependencies: [
+                "Harness",
                 "MockServers",
                 "SAMLCore",
                 "TestSupport",

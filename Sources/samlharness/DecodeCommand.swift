@@ -38,7 +38,17 @@ struct DecodeCommand: ParsableCommand {
             if !diagnosis.isClean { print(diagnosis.report) }
             throw ExitCode(1)
         }
-        let pretty = (try? XMLDocument(parsing: loaded.xml).prettyPrinted()) ?? String(decoding: loaded.xml, as: UTF8.self)
+        let pretty: String
+        do {
+            pretty = try XMLDocument(parsing: loaded.xml).prettyPrinted()
+        } catch let error as XMLError {
+            // The bytes decoded, but they are no SAML message this harness will read (a
+            // DOCTYPE, entities, 10,000-deep nesting, invalid UTF-8…): say so, never print
+            // them as if they were fine.
+            print("error: \(error.reason.rawValue): \(loaded.source) decodes to XML that is refused: \(error.message)"
+                  + (error.line.map { " (line \($0))" } ?? ""))
+            throw ExitCode(1)
+        }
         print(pretty, terminator: pretty.hasSuffix("\n") ? "" : "\n")
         if xmlOnly { return }
         print("--")
@@ -78,7 +88,9 @@ struct DecodeCommand: ParsableCommand {
             }
         } catch let failure as MessageInput.Failure {
             FileHandle.standardError.write(Data("error: \(failure)\n".utf8))
-            throw ExitCode(2)
+            // Bytes that are not UTF-8 text are a bad message (1), like anything else wrong
+            // with its content; a file that cannot be read at all is a usage error (2).
+            throw ExitCode(failure.code == "input.invalid-utf8" ? 1 : 2)
         }
         return (argument, "argument")
     }

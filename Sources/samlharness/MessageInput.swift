@@ -24,10 +24,38 @@ enum MessageInput {
     static func read(path: String, limit: Int = BoundedInput.defaultLimit) throws -> String {
         do {
             let bytes = try BoundedInput.read(path: path, limit: limit)
-            return String(decoding: bytes, as: UTF8.self)
+            // A SAML message, its base64, a form body, a URL and an HTML page are all UTF-8 text;
+            // decoding invalid bytes leniently would turn them into U+FFFD and hide the damage.
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                let offset = firstInvalidUTF8Offset(bytes) ?? 0
+                throw Failure(code: "input.invalid-utf8", message: "\(path == "-" ? "standard input" : path) is not UTF-8 text: "
+                    + "byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) at offset \(offset) is not valid UTF-8")
+            }
+            return text
         } catch let f as BoundedInput.Failure {
             throw Failure(code: f.reason.rawValue, message: f.message)
         }
+    }
+
+    /// The offset of the first sequence that is not valid UTF-8 (RFC 3629 §4: lead byte, the
+    /// right number of continuation bytes, no overlong form, no surrogate, at most U+10FFFF).
+    static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
+        var i = 0
+        while i < bytes.count {
+            let lead = bytes[i]
+            let length: Int
+            switch lead {
+            case 0x00...0x7F: i += 1; continue
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: return i
+            }
+            guard i + length <= bytes.count,
+                  String(validating: bytes[i..<(i + length)], as: UTF8.self) != nil else { return i }
+            i += length
+        }
+        return nil
     }
 
     static func decode(_ raw: String, source: String) throws -> Loaded {

@@ -25,7 +25,9 @@ public struct ScenarioLoadError: Error, CustomStringConvertible, Sendable {
 /// its own parameters, options fit the flow, the clock's start is a date.
 public final class ScenarioLoader: @unchecked Sendable {
     /// Scenario files larger than this are refused (recorded chains carry page bodies).
-    public static let maxBytes = 16 * 1024 * 1024
+    public static let maxBytes = 4 * 1024 * 1024
+    /// The most lines a scenario file may have (checked before the YAML is parsed).
+    public static let maxLines = 50_000
 
     /// The schemas, from the Harness bundle.
     public static let schemaValidator: SchemaValidator = {
@@ -87,6 +89,12 @@ public final class ScenarioLoader: @unchecked Sendable {
         }
         if text.contains("\u{0}") {
             throw fail([.init(file: file, line: nil, message: "the file contains a NUL byte; a scenario is YAML text")])
+        }
+        // A cheap bound before the YAML parser builds every node: real scenarios are tens of
+        // lines; a multi-megabyte list would cost seconds and hundreds of MB to parse.
+        let lineCount = text.utf8.reduce(into: 1) { if $1 == UInt8(ascii: "\n") { $0 += 1 } }
+        guard lineCount <= Self.maxLines else {
+            throw fail([.init(file: file, line: nil, message: "the text has \(lineCount) lines; a scenario is at most \(Self.maxLines)")])
         }
         if let line = Self.firstOverNestedLine(in: text) {
             throw fail([.init(file: file, line: line, message: "the document nests deeper than \(Self.maxDepth) levels")])

@@ -43,6 +43,12 @@ enum WSTrustEnvelope {
         w.open("s:Reason")
         w.element("s:Text", ["xml:lang": "en-US"], text: fault.reason)
         w.close("s:Reason")
+        if let detail = fault.clientDetail {
+            // SOAP 1.2 §5.4.5: application-specific detail, here why the message was unreadable.
+            w.open("s:Detail")
+            w.element("e:Malformed", ["xmlns:e": "urn:samlharness:mock:adfs"], text: detail)
+            w.close("s:Detail")
+        }
         w.close("s:Fault")
         w.close("s:Body")
         w.close("s:Envelope")

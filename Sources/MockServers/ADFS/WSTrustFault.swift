@@ -22,6 +22,9 @@ struct WSTrustFault: Error, Sendable {
     var httpStatus: Int
     /// Why, for the traffic log (`adfs.fault-detail`); never sent to the client.
     var detail: String
+    /// What the client is told beyond the reason, in the fault's `s:Detail` (only for a
+    /// message that could not be read at all, where nothing else would name the problem).
+    var clientDetail: String? = nil
 
     // MARK: - The faults AD FS sends
 
@@ -49,6 +52,7 @@ struct WSTrustFault: Error, Sendable {
     static func malformed(_ version: WSTrustVersion, _ detail: String) -> WSTrustFault {
         var fault = invalidRequest(version, detail)
         fault.httpStatus = 400
+        fault.clientDetail = detail
         return fault
     }
 

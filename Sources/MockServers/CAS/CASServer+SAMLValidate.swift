@@ -19,15 +19,24 @@ extension CASServer {
         var artifact = ""
         var requestID: String?
         // Untrusted XML: SAMLCore's hardened parser (no DTDs, no external entities, bounded).
-        if let document = try? XMLDocument(parsing: request.body) {
+        var unreadable: CASFailure?
+        do {
+            let document = try XMLDocument(parsing: request.body)
             let samlRequest = document.root.descendants("Request", Self.saml1Protocol).first
             requestID = samlRequest?.attribute("RequestID")
             artifact = (samlRequest?.descendants("AssertionArtifact", Self.saml1Protocol).first?.text ?? "")
                 .trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            // Say why the body was not read (a DOCTYPE, invalid UTF-8, 10,000-deep nesting…)
+            // instead of answering as if the artifact were merely missing.
+            unreadable = CASFailure(code: .invalidRequest, description: "The samlValidate body is not a SOAP message this server reads: \(error)")
+                .with(detail: "unreadable-body")
         }
-        let outcome: Result<CASAssertion, CASFailure> = artifact.isEmpty || service.isEmpty
-            ? .failure(CASFailure.missingParameters.with(detail: artifact.isEmpty ? "no-assertion-artifact" : "no-target"))
-            : validateTicket(artifact, service: service, renew: false, allowProxyTickets: false)
+        let outcome: Result<CASAssertion, CASFailure> = if let unreadable { .failure(unreadable) } else if artifact.isEmpty || service.isEmpty {
+            .failure(CASFailure.missingParameters.with(detail: artifact.isEmpty ? "no-assertion-artifact" : "no-target"))
+        } else {
+            validateTicket(artifact, service: service, renew: false, allowProxyTickets: false)
+        }
         let body = samlResponse(outcome, service: service, inResponseTo: requestID)
         return annotate(.xml(body, contentType: "text/xml;charset=UTF-8"), outcome: outcome, ticket: artifact, service: service, version: .cas3)
             .annotated("cas.saml", "1.1")

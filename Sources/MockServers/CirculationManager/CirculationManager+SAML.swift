@@ -69,7 +69,15 @@ extension CirculationManager {
             throw CMProblem.samlInvalidResponse.detailed("Required parameter RelayState is missing from the response body",
                                                          code: "relaystate.missing")
         }
-        let inResponseTo = (try? XMLDocument(parsing: message.xml).root.attribute("InResponseTo")) ?? nil
+        let inResponseTo: String?
+        do {
+            inResponseTo = try XMLDocument(parsing: message.xml).root.attribute("InResponseTo")
+        } catch let error as XMLError {
+            // Name what is wrong with the document (a DOCTYPE, entities, deep nesting, invalid
+            // UTF-8…) rather than reporting it as a Response without InResponseTo.
+            throw CMProblem.samlInvalidResponse.detailed("The SAMLResponse is not XML this circulation manager reads: \(error)",
+                                                         code: error.reason.rawValue)
+        }
         guard let inResponseTo, let pending = state.pending(requestID: inResponseTo) else {
             throw CMProblem.samlInvalidResponse.detailed(
                 inResponseTo.map { "The Response answers request \($0), which this circulation manager did not send or already consumed." }

@@ -29,10 +29,18 @@ public struct MockRequest: Sendable {
         self.origin = origin
     }
 
+    /// True for absolute-form (`http://host/path`, RFC 9112 §3.2.2): the target does not start
+    /// with `/` and names a scheme. An origin-form target whose query holds a URL
+    /// (`/cas/login?service=http://…`) is not absolute-form.
+    var isAbsoluteForm: Bool {
+        guard !target.hasPrefix("/"), let range = target.range(of: "://") else { return false }
+        return !target[..<range.lowerBound].contains { $0 == "/" || $0 == "?" }
+    }
+
     /// The path part of the target, percent-escapes left as sent.
     public var path: String {
         var t = Substring(target)
-        if let range = t.range(of: "://") {  // absolute-form: drop scheme://authority
+        if isAbsoluteForm, let range = t.range(of: "://") {  // absolute-form: drop scheme://authority
             let afterScheme = t[range.upperBound...]
             t = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? "/"
         }
@@ -88,6 +96,6 @@ public struct MockRequest: Sendable {
 
     /// The URL this request names, as the client would write it.
     public var url: String {
-        target.contains("://") ? target : origin + target
+        isAbsoluteForm ? target : origin + target
     }
 }

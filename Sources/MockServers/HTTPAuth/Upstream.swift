@@ -39,7 +39,7 @@ struct Upstream: Sendable, Equatable {
     /// The origin of a request received by the proxy, or nil when it names none.
     init?(request: MockRequest) {
         let target = request.target
-        if let schemeEnd = target.range(of: "://") {
+        if request.isAbsoluteForm, let schemeEnd = target.range(of: "://") {
             guard target[..<schemeEnd.lowerBound].lowercased() == "http" else { return nil }
             let rest = target[schemeEnd.upperBound...]
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex

@@ -40,25 +40,31 @@ extension MockIdP {
 
     func decodeAuthnRequest(_ request: MockRequest, binding: String) throws -> AuthnRequest {
         let xml: [UInt8]
+        let deviations: [EncodingDeviation]
         do {
             if binding == SAMLBindingURI.httpRedirect {
-                xml = try RedirectBinding.decode(request.rawQuery ?? "").xml
+                let message = try RedirectBinding.decode(request.rawQuery ?? "")
+                (xml, deviations) = (message.xml, message.deviations)
             } else {
-                xml = try PostBinding.decode(formBody: request.bodyText).xml
+                let message = try PostBinding.decode(formBody: request.bodyText)
+                (xml, deviations) = (message.xml, message.deviations)
             }
         } catch {
             throw IdPError.badRequest("request.encoding", "The SAMLRequest could not be decoded: \(error)")
         }
+        // When the lenient decoder had to repair the value, say how, beside what broke.
+        let repaired = deviations.isEmpty ? ""
+            : " (the SAMLRequest value was damaged: " + deviations.map { "\($0.code): \($0.message)" }.joined(separator: "; ") + ")"
         do {
             let document = try XMLDocument(parsing: xml)
             guard document.root.is("AuthnRequest", SAMLNamespace.protocol_) else {
-                throw IdPError.badRequest("request.not-authnrequest", "The SAMLRequest is a \(document.root.localName), not an AuthnRequest.")
+                throw IdPError.badRequest("request.not-authnrequest", "The SAMLRequest is a \(document.root.localName), not an AuthnRequest.\(repaired)")
             }
             return try AuthnRequest(element: document.root)
         } catch let error as IdPError {
             throw error
         } catch {
-            throw IdPError.badRequest("request.malformed", "The AuthnRequest could not be read: \(error)")
+            throw IdPError.badRequest("request.malformed", "The AuthnRequest could not be read: \(error)\(repaired)")
         }
     }
 

@@ -17,9 +17,17 @@ extension MockSP {
         guard message.kind == .response else {
             throw SPError(status: 400, code: "encoding.invalid", message: "The ACS expects SAMLResponse, not SAMLRequest.")
         }
-        let (pending, unsolicitedTarget) = try matchRequest(xml: message.xml, relayState: message.relayState)
-        var response = try complete(xml: message.xml, pending: pending, unsolicitedTarget: unsolicitedTarget,
+        var response: MockResponse
+        do {
+            let (pending, unsolicitedTarget) = try matchRequest(xml: message.xml, relayState: message.relayState)
+            response = try complete(xml: message.xml, pending: pending, unsolicitedTarget: unsolicitedTarget,
                                     request: request, binding: SAMLBindingURI.httpPost)
+        } catch let error as SPError where !message.deviations.isEmpty {
+            // The lenient decoder repaired the value: name the damage beside the refusal.
+            throw SPError(status: error.status, code: error.code, message: error.message
+                + " (the SAMLResponse value was damaged: "
+                + message.deviations.map { "\($0.code): \($0.message)" }.joined(separator: "; ") + ")")
+        }
         if !message.deviations.isEmpty {
             response.annotations["sp.encoding-deviations"] = message.deviations.map(\.code).joined(separator: " ")
         }
@@ -92,7 +100,7 @@ extension MockSP {
             throw SPError(status: 400, code: "relaystate.unknown",
                           message: "RelayState \(relayState) names no request this SP sent (or it was already used).")
         }
-        return (nil, relayState.flatMap { sameOrigin($0) } ?? base + Path.secure)
+        return (nil, try checkedTarget(relayState, parameter: "RelayState").flatMap { sameOrigin($0) } ?? base + Path.secure)
     }
 
     /// The IdP whose Response this is, among those the SP trusts: the mock IdP, and the mock

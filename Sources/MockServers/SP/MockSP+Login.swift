@@ -17,13 +17,23 @@ extension MockSP {
 
     /// `/Shibboleth.sso/Login?target=…&forceAuthn=1&isPassive=1` (Shibboleth SP's SessionInitiator).
     func login(_ request: MockRequest) throws -> MockResponse {
-        let target = request.queryValue("target").flatMap { sameOrigin($0) } ?? base + Path.secure
+        let target = try checkedTarget(request.queryValue("target"), parameter: "target").flatMap { sameOrigin($0) }
+            ?? base + Path.secure
         return try redirectToIdP(target: target, forceAuthn: flag(request.queryValue("forceAuthn")),
                                  isPassive: flag(request.queryValue("isPassive")))
             .annotated("sp.sso", "redirect")
     }
 
     func flag(_ value: String?) -> Bool { value == "1" || value == "true" }
+
+    /// `value`, refused when it holds a control character: every target the SP accepts ends up
+    /// in a `Location` header, and RFC 9110 §5.5 field values carry no CR, LF or NUL (header
+    /// injection; the transport would otherwise mangle the redirect into `…/secure  X-…`).
+    func checkedTarget(_ value: String?, parameter: String) throws -> String? {
+        guard let value, value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return value }
+        throw SPError(status: 400, code: "target.control-character",
+                      message: "The \(parameter) parameter contains a control character (CR, LF, NUL…); it would be echoed into the Location header, so it is refused.")
+    }
 
     /// A target the SP will redirect to: a path or a URL on the SP itself (no open redirect).
     func sameOrigin(_ target: String) -> String? {
@@ -116,7 +126,7 @@ extension MockSP {
     /// `/Shibboleth.sso/Logout?return=…`: ends the SP session and, when there was one, logs
     /// out at the IdP by a LogoutRequest (HTTP-Redirect, signed).
     func logout(_ request: MockRequest) throws -> MockResponse {
-        let returnURL = request.queryValue("return").flatMap { sameOrigin($0) }
+        let returnURL = try checkedTarget(request.queryValue("return"), parameter: "return").flatMap { sameOrigin($0) }
         let key = request.cookie(sessionCookieName)
         let session = key.flatMap { state.session($0) }
         if let key { state.endSession(key) }
@@ -141,8 +151,8 @@ extension MockSP {
     }
 
     /// `/Shibboleth.sso/SLO/Redirect`: the IdP's LogoutResponse comes back.
-    func logoutReturn(_ request: MockRequest) -> MockResponse {
-        if let relay = request.queryValue("RelayState").flatMap({ sameOrigin($0) }) {
+    func logoutReturn(_ request: MockRequest) throws -> MockResponse {
+        if let relay = try checkedTarget(request.queryValue("RelayState"), parameter: "RelayState").flatMap({ sameOrigin($0) }) {
             return MockResponse.redirect(relay).annotated("sp.logout", "complete")
         }
         return MockResponse.html("<!DOCTYPE html><html><body><p>Logout completed successfully.</p></body></html>\n")

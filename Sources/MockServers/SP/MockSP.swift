@@ -55,7 +55,7 @@ public struct MockSP: MockHandler {
                 return MockResponse.xml(Self.metadata(environment: environment).xml(), contentType: "application/samlmetadata+xml")
             case Path.session: return sessionPage(request)
             case Path.logout: return try logout(request)
-            case Path.sloRedirect: return logoutReturn(request)
+            case Path.sloRedirect: return try logoutReturn(request)
             case "/": return .redirect(Path.secure)
             default: return .notFound(path)
             }

@@ -12,14 +12,19 @@ public final class TrafficLog: Sendable {
         var entries: [Int: TrafficEntry] = [:]
         var currentRun: String?
         var dropped = 0
+        var bodyBytes = 0
     }
 
     private let state = Mutex(State())
     /// The most entries kept; beyond it the oldest are dropped (and counted).
     public let capacity: Int
+    /// The most request and response body bytes kept; beyond it the oldest entries are
+    /// dropped (and counted), so a flood of large bodies cannot grow the log without bound.
+    public let maxBodyBytes: Int
 
-    public init(capacity: Int = 200_000) {
+    public init(capacity: Int = 200_000, maxBodyBytes: Int = 256 * 1024 * 1024) {
         self.capacity = capacity
+        self.maxBodyBytes = maxBodyBytes
     }
 
     /// The scenario run that new entries are tagged with.
@@ -39,9 +44,13 @@ public final class TrafficLog: Sendable {
 
     public func record(_ entry: TrafficEntry) {
         state.withLock { state in
-            state.entries[entry.sequence] = entry
-            if state.entries.count > capacity, let oldest = state.entries.keys.min() {
-                state.entries[oldest] = nil
+            if let replaced = state.entries.updateValue(entry, forKey: entry.sequence) {
+                state.bodyBytes -= Self.bodyBytes(of: replaced)
+            }
+            state.bodyBytes += Self.bodyBytes(of: entry)
+            while state.entries.count > 1, state.entries.count > capacity || state.bodyBytes > maxBodyBytes,
+                  let oldest = state.entries.keys.min(), let removed = state.entries.removeValue(forKey: oldest) {
+                state.bodyBytes -= Self.bodyBytes(of: removed)
                 state.dropped += 1
             }
         }
@@ -58,6 +67,13 @@ public final class TrafficLog: Sendable {
     /// Requests that arrived (sequence numbers handed out), answered or not yet.
     public var arrived: Int { state.withLock { $0.next } }
 
+    /// Body bytes (requests and answers) the log holds now.
+    public var storedBodyBytes: Int { state.withLock { $0.bodyBytes } }
+
+    private static func bodyBytes(of entry: TrafficEntry) -> Int {
+        entry.request.body.count + (entry.response?.body.count ?? 0)
+    }
+
     /// Entries dropped because the log was full.
     public var dropped: Int { state.withLock { $0.dropped } }
 
@@ -65,6 +81,7 @@ public final class TrafficLog: Sendable {
         state.withLock { state in
             state.entries.removeAll()
             state.dropped = 0
+            state.bodyBytes = 0
         }
     }
 }

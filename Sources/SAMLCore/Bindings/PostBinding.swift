@@ -22,9 +22,18 @@ public enum PostBinding {
         let base64 = try LenientBase64.decode(value, strict: mode == .strict)
         var deviations = base64.deviations
         var xml = base64.bytes
-        if !looksLikeMarkup(xml), !xml.isEmpty,
-           let (inflated, _, _) = try? RedirectBinding.inflateAnyFraming(xml, limit: inflateLimit),
-           looksLikeMarkup(inflated) {
+        var inflatedValue: [UInt8]?
+        if !looksLikeMarkup(xml), !xml.isEmpty {
+            do {
+                inflatedValue = try RedirectBinding.inflateAnyFraming(xml, limit: inflateLimit).0
+            } catch let error as BindingError where error.reason == .inflateLimitExceeded {
+                // A deflate bomb: say so, rather than "not XML" about the compressed bytes.
+                throw BindingError(.inflateLimitExceeded, "the value is DEFLATE-compressed and " + error.message, offset: error.offset)
+            } catch {
+                // Not DEFLATE either: the bytes are judged as they are.
+            }
+        }
+        if let inflated = inflatedValue, looksLikeMarkup(inflated) {
             let message = "the value is DEFLATE-compressed; saml-bindings-2.0-os §3.5.4 wants plain base64 (no compression) on the POST binding"
             if mode == .strict { throw BindingError(.deviationRefused, "\(EncodingDeviation.Code.postDeflated): \(message)", offset: 0) }
             deviations.append(EncodingDeviation(code: EncodingDeviation.Code.postDeflated, message: message, offset: 0))

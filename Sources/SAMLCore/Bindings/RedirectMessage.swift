@@ -103,7 +103,16 @@ extension RedirectBinding {
         let base64Text = PercentEncoding.percentDecode(rawMessage, plusAsSpace: false)
         let base64 = try LenientBase64.decode(base64Text, strict: mode == .strict)
         deviations.append(contentsOf: base64.deviations)
-        let (xml, framing, consumed) = try inflateAnyFraming(base64.bytes, limit: inflateLimit)
+        let inflatedMessage: ([UInt8], RawDeflate.Framing, Int)
+        do {
+            inflatedMessage = try inflateAnyFraming(base64.bytes, limit: inflateLimit)
+        } catch let error as BindingError where !base64.deviations.isEmpty && error.reason != .inflateLimitExceeded {
+            // The base64 was damaged and repaired before inflating: name that damage, the
+            // likelier cause, beside the DEFLATE error.
+            throw BindingError(error.reason, error.message + "; the base64 value was damaged first: "
+                + base64.deviations.map { "\($0.code): \($0.message)" }.joined(separator: "; "), offset: error.offset)
+        }
+        let (xml, framing, consumed) = inflatedMessage
         switch framing {
         case .raw: break
         case .zlib:

@@ -65,8 +65,19 @@ public struct XMLWriter: Sendable {
             case "<": "&lt;"
             case ">": "&gt;"
             case "\r": "&#xD;"
+            case let other where !isXMLCharacter(other): "\u{FFFD}"
             default: nil
             }
+        }
+    }
+
+    /// XML 1.0 §2.2 `Char`: what a document may contain at all. Anything else (NUL, other C0
+    /// controls, U+FFFE, U+FFFF) would make the output not well-formed, so the writer puts
+    /// U+FFFD in its place — a value echoed from a request can never break the document.
+    public static func isXMLCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x9, 0xA, 0xD, 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: true
+        default: false
         }
     }
 
@@ -82,6 +93,7 @@ public struct XMLWriter: Sendable {
             case "\t": "&#x9;"
             case "\n": "&#xA;"
             case "\r": "&#xD;"
+            case let other where !isXMLCharacter(other): "\u{FFFD}"
             default: nil
             }
         }
