@@ -14,7 +14,7 @@ import TestSupport
 @Suite(.serialized) struct CatalogExpectationTests {
     static let decidedByTheMocks: [Scenario] = CatalogTests.catalog.scenarios.filter { scenario in
         guard [.webSSO, .webSSOIdPInitiated].contains(scenario.flow) else { return false }
-        let clientDecides: Set<String> = ["timeout", "redirect", "bad-password", "lockout"]
+        let clientDecides: Set<String> = ["timeout", "redirect", "bad-password", "lockout", "transport-fault"]
         if !clientDecides.isDisjoint(with: scenario.tags) { return false }
         if scenario.options?.secondLogin == true { return false }
         let knobs = scenario.knobs ?? []
