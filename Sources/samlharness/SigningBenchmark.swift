@@ -89,12 +89,22 @@ struct SigningBenchmark {
         return Double(n) / (Double(now - start) / 1e9)
     }
 
-    /// `openssl speed -seconds N rsa2048` sign/s, or nil when the CLI is missing.
+    /// `openssl speed -seconds N rsa2048` sign/s, or nil when the CLI is missing or fails.
+    /// Started with ``BenchProcess`` (signal mask emptied, dispositions reset): `openssl speed`
+    /// times itself with SIGALRM, and a child inheriting the mask of a Dispatch worker thread
+    /// (where an async command runs) never sees the alarm and runs forever.
     static func opensslSpeed(seconds: Int) -> Double? {
-        let outcome = SelfCheckCommand.runTool("openssl", ["speed", "-seconds", String(seconds), "rsa2048"])
-        guard outcome.status == 0 else { return nil }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("samlharness-openssl-speed-\(getpid()).txt")
+        defer { try? FileManager.default.removeItem(at: output) }
+        guard let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
+            .first(where: FileManager.default.isExecutableFile(atPath:)),
+              let process = try? BenchProcess(executable: openssl, arguments: ["speed", "-seconds", String(seconds), "rsa2048"],
+                                              stdoutFile: output.path) else { return nil }
+        // Sign and verify, `seconds` each, plus start-up; bounded whatever happens.
+        let exit = process.wait(timeout: .seconds(4 * seconds + 30)) ?? process.terminate(grace: .seconds(2))
+        guard exit.status == 0, let text = try? String(contentsOf: output, encoding: .utf8) else { return nil }
         // "rsa 2048 bits 0.000236s 0.000007s   4232.6 139872.2"
-        for line in outcome.output.split(separator: "\n") where line.hasPrefix("rsa 2048 bits") {
+        for line in text.split(separator: "\n") where line.hasPrefix("rsa 2048 bits") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if fields.count >= 7 { return Double(fields[5]) }
         }
