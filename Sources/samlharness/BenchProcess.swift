@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -43,18 +44,8 @@ final class BenchProcess {
             posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
         }
         posix_spawn_file_actions_addopen(&actions, 2, stderrFile ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        var attributes = ClientProcessRunner.spawnAttributes()
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
         let env = (environment ?? ProcessInfo.processInfo.environment).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         var child: pid_t = 0
         let argv = [executable] + arguments

@@ -66,7 +66,7 @@ import TestSupport
         // Once its result is in, the scenario's mocks are gone: no port it used still listens.
         let ports = Set(try #require(good.trace).exchanges.compactMap { URLComponents(string: $0.request.url)?.port })
         #expect(ports.count >= 2)
-        for port in ports { #expect(!Self.listening(port), "port \(port) still accepts connections after the scenario") }
+        for port in ports { #expect(!LoopbackSocket.isListening(port), "port \(port) still accepts connections after the scenario") }
         let refused = try await Self.runner().run(try Self.scenario("web-sso/web-sso.wrong-audience"), client: client)
         #expect(refused.status == .pass, "\(refused.reason ?? "")")
         #expect(Self.verdict(refused, "flow.failure-reported")?.reason.contains("audience") == true)
@@ -151,20 +151,6 @@ import TestSupport
         let runs = try #require(report["runs"] as? [[String: Any]])
         #expect((runs.first?["results"] as? [Any])?.count == 3)
         #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("report.html").path))
-    }
-
-    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
-    static func listening(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
     }
 
     /// Gone, or a zombie waiting for a reaper (PID 1 in a container may never reap it).

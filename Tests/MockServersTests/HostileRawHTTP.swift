@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// A deliberately dumb HTTP/1.1 client over a loopback socket for the hostile corpus: it
 /// sends exactly the bytes it is given (a malformed request line, 10,000 headers, invalid
@@ -50,14 +51,7 @@ enum RawHTTP {
     }
 
     private static func exchange(_ fd: Int32, port: Int, request: [UInt8], timeout: Double, answer: inout RawHTTPAnswer) {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { answer.transportError = "connect: errno \(errno)"; return }
+        guard LoopbackSocket.connect(fd, port: port) == 0 else { answer.transportError = "connect: errno \(errno)"; return }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var sent = 0
         var received: [UInt8] = []

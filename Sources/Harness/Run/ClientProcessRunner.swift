@@ -62,18 +62,8 @@ public struct ClientProcessRunner: Sendable {
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         // Nothing else of the runner (other clients' pipes, the mocks' sockets) leaks into the client.
         if let spawnCloseFrom { _ = spawnCloseFrom(&actions, 3) } else { setCloseOnExec(outPipe + errPipe) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        var attributes = Self.spawnAttributes()
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
 
         // The shell changes directory itself so a missing directory is a clear error.
         let script = directory.map { "cd \(Self.shellQuoted($0)) || exit 127; \(command)" } ?? command
@@ -129,6 +119,24 @@ public struct ClientProcessRunner: Sendable {
         let exit: Int32 = Self.exited(status) ? Self.exitStatus(status) : 128 + Self.termSignal(status)
         return Outcome(status: exit, timedOut: timedOut, stdout: out, stderr: err, launchError: nil,
                        seconds: Date().timeIntervalSince(started), stopped: stopped)
+    }
+
+    /// The attributes every child gets: a process group of its own (so the whole group can be
+    /// stopped), no blocked signals and SIGINT/SIGTERM/SIGPIPE/SIGHUP at their defaults,
+    /// whatever the parent does with them. The caller destroys them.
+    public static func spawnAttributes() -> posix_spawnattr_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        return attributes
     }
 
     static func exited(_ status: Int32) -> Bool { status & 0x7F == 0 }

@@ -4,9 +4,13 @@ internal import CXMLSec
 /// An X.509 certificate, immutable once loaded.
 public final class Certificate: @unchecked Sendable {
     let x509: OpaquePointer
+    /// Base64 DER on one line: the text of `ds:X509Certificate`. Encoded once: metadata, the
+    /// signer and the IdP's SP lookup read it on every request.
+    public let base64DER: String
 
     init(adopting x509: OpaquePointer) {
         self.x509 = x509
+        base64DER = Data(Self.der(of: x509)).base64EncodedString()
     }
 
     deinit {
@@ -59,16 +63,15 @@ public final class Certificate: @unchecked Sendable {
     }
 
     /// DER bytes.
-    public var der: [UInt8] {
+    public var der: [UInt8] { Self.der(of: x509) }
+
+    private static func der(of x509: OpaquePointer) -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>?
         let len = cxmlsec_certificate_der(x509, &out)
         guard len > 0, let out else { return [] }
         defer { free(out) }
         return Array(UnsafeBufferPointer(start: out, count: Int(len)))
     }
-
-    /// Base64 DER on one line: the text of `ds:X509Certificate`.
-    public var base64DER: String { Data(der).base64EncodedString() }
 
     /// PEM.
     public var pem: String {
