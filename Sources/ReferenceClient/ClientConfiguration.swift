@@ -34,13 +34,16 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var resultFile: String?
     /// Seconds for the whole scenario (`SAMLH_TIMEOUT`, default 30).
     public var timeout: Double
+    /// Seconds to wait for one answer (`SAMLH_REQUEST_TIMEOUT`); nil: half the time left,
+    /// between 1 and 10 s.
+    public var requestTimeout: Double?
     /// The flow parameters without the `SAMLH_` prefix (`IDP_ECP_URL`, `CAS_SERVICE`…).
     public var parameters: [String: String]
 
     /// Creates a configuration directly (in-process use).
     public init(flow: Flow, startURL: URL, username: String? = nil, password: String? = nil,
                 secondFactorCode: String? = nil, resultFile: String? = nil, timeout: Double = 30,
-                parameters: [String: String] = [:]) {
+                requestTimeout: Double? = nil, parameters: [String: String] = [:]) {
         self.flow = flow
         self.startURL = startURL
         self.username = username
@@ -48,11 +51,12 @@ public struct ClientConfiguration: Sendable, Equatable {
         self.secondFactorCode = secondFactorCode
         self.resultFile = resultFile
         self.timeout = timeout
+        self.requestTimeout = requestTimeout
         self.parameters = parameters
     }
 
     /// Reads `SAMLH_FLOW`, `SAMLH_START_URL`, `SAMLH_USERNAME`, `SAMLH_PASSWORD`,
-    /// `SAMLH_SECOND_FACTOR_CODE`, `SAMLH_RESULT_FILE`, `SAMLH_TIMEOUT` and every other
+    /// `SAMLH_SECOND_FACTOR_CODE`, `SAMLH_RESULT_FILE`, `SAMLH_TIMEOUT`, `SAMLH_REQUEST_TIMEOUT` and every other
     /// `SAMLH_K` as parameter `K`.
     ///
     /// ```swift
@@ -76,7 +80,15 @@ public struct ClientConfiguration: Sendable, Equatable {
             }
             timeout = value
         }
-        let own: Set<String> = ["FLOW", "START_URL", "USERNAME", "PASSWORD", "SECOND_FACTOR_CODE", "RESULT_FILE", "TIMEOUT"]
+        var requestTimeout: Double?
+        if let text = environment["SAMLH_REQUEST_TIMEOUT"] {
+            guard let value = Double(text), value > 0 else {
+                throw UsageError(description: "SAMLH_REQUEST_TIMEOUT is not a positive number of seconds: '\(text)'")
+            }
+            requestTimeout = value
+        }
+        let own: Set<String> = ["FLOW", "START_URL", "USERNAME", "PASSWORD", "SECOND_FACTOR_CODE", "RESULT_FILE", "TIMEOUT",
+                                "REQUEST_TIMEOUT"]
         var parameters: [String: String] = [:]
         for (key, value) in environment where key.hasPrefix("SAMLH_") {
             let name = String(key.dropFirst("SAMLH_".count))
@@ -85,7 +97,8 @@ public struct ClientConfiguration: Sendable, Equatable {
         return ClientConfiguration(
             flow: flow, startURL: url, username: environment["SAMLH_USERNAME"], password: environment["SAMLH_PASSWORD"],
             secondFactorCode: environment["SAMLH_SECOND_FACTOR_CODE"].flatMap { $0.isEmpty ? nil : $0 },
-            resultFile: environment["SAMLH_RESULT_FILE"], timeout: timeout, parameters: parameters)
+            resultFile: environment["SAMLH_RESULT_FILE"], timeout: timeout, requestTimeout: requestTimeout,
+            parameters: parameters)
     }
 
     /// A parameter, or a usage error naming the variable.

@@ -34,7 +34,8 @@ public struct ReferenceClient: Sendable {
     /// Never throws: every problem is a `failure` result naming the server's words.
     public func run() async -> ClientResult {
         let deadline = Date().addingTimeInterval(configuration.timeout)
-        let http = HTTPSession(behaviour: behaviour, deadline: deadline, proxy: proxySettings)
+        let http = HTTPSession(behaviour: behaviour, deadline: deadline, requestTimeout: configuration.requestTimeout,
+                               proxy: proxySettings)
         defer { http.invalidate() }
         let context = FlowContext(http: http, configuration: configuration, behaviour: behaviour,
                                   budget: PasswordBudget(limit: behaviour.maxPasswordSubmissions), events: events)

@@ -17,8 +17,8 @@ struct BenchCommand: AsyncParsableCommand {
         connections, p50 and p99; (3) `samlharness serve` from exec to its ready line; (4) with \
         --peer simplesamlphp, the same Web SSO loop against SimpleSAMLphp under php -S \
         (scripts/setup-peer-idp.sh) and the ratio, and the peer's start-up to its first login; \
-        (5) with --catalog, the whole catalog against the reference client with --jobs 1 and 2: \
-        wall time, scenarios/s, peak RSS. Prints a table, writes JSON with --json, and says \
+        (5) with --catalog, the whole catalog against the reference client with --jobs 1 and 2, \
+        at --time-scale 0.1 and 1: wall time, scenarios/s, peak RSS. Prints a table, writes JSON with --json, and says \
         which of issue 9's targets this run met. Use a release build.
         """
     )
@@ -40,6 +40,10 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("catalog-jobs"), help: "The --jobs values of the catalog runs, comma-separated.")
     var catalogJobs = "1,2"
+
+    @Option(name: .customLong("catalog-time-scales"),
+            help: "The --time-scale values of the catalog runs, comma-separated (each with every --catalog-jobs value).")
+    var catalogTimeScales = "0.1,1"
 
     @Option(name: .customLong("catalog-filter"), help: "Only these scenarios in the catalog runs (as `run --filter`; default: all).")
     var catalogFilter: String?
@@ -75,7 +79,16 @@ struct BenchCommand: AsyncParsableCommand {
         guard (1...16).contains(peerWorkers) else { throw ValidationError("--peer-workers must be 1…16") }
         _ = try Self.counts(connections, option: "--connections", range: 1...64)
         _ = try Self.counts(catalogJobs, option: "--catalog-jobs", range: 1...64)
+        _ = try Self.scales(catalogTimeScales)
         if let peer, peer != "simplesamlphp" { throw ValidationError("--peer: the peer this build knows is `simplesamlphp`") }
+    }
+
+    static func scales(_ text: String) throws -> [Double] {
+        let values = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard !values.isEmpty, values.allSatisfy({ $0.map((0.05...1).contains) == true }) else {
+            throw ValidationError("--catalog-time-scales: comma-separated factors in 0.05…1, e.g. 0.1,1")
+        }
+        return values.compactMap { $0 }
     }
 
     static func counts(_ text: String, option: String, range: ClosedRange<Int>) throws -> [Int] {
@@ -124,8 +137,12 @@ struct BenchCommand: AsyncParsableCommand {
         var catalogSkipped: String? = "not run (add --catalog; it takes minutes)"
         if catalog {
             catalogSkipped = nil
-            catalogRuns = try Self.counts(catalogJobs, option: "--catalog-jobs", range: 1...64).map {
-                CatalogRun.measure(executable: executable, mockIdPDirectory: directory, jobs: $0, filter: catalogFilter)
+            let jobs = try Self.counts(catalogJobs, option: "--catalog-jobs", range: 1...64)
+            catalogRuns = try Self.scales(catalogTimeScales).flatMap { scale in
+                jobs.map {
+                    CatalogRun.measure(executable: executable, mockIdPDirectory: directory, jobs: $0, timeScale: scale,
+                                       filter: catalogFilter)
+                }
             }
         }
         let report = BenchReport(signing: signing, logins: logins, serveStartup: startup, catalog: catalogRuns,

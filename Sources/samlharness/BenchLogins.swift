@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import MockServers
 import NIOCore
+import NIOHTTP1
 import SAMLCore
 
 /// Complete logins per second at a fixed number of client connections: `concurrency`
@@ -18,15 +19,31 @@ struct LoginThroughput: Codable, Sendable {
     var loginsPerSecond: Double
     var p50Milliseconds: Double
     var p99Milliseconds: Double
+    /// The part of each login spent waiting on the IdP's answers (its requests' latencies as
+    /// the client saw them, connection included), median over the counted logins; nil when
+    /// the driver does not tell the IdP apart.
+    var idpP50Milliseconds: Double?
     var firstError: String?
 
-    /// One login: its latency in seconds (thrown errors count as failures).
-    typealias Login = @Sendable (_ user: Int) async throws -> Double
+    /// One login's latency, and the part of it spent on the IdP's requests when known.
+    struct Timing: Sendable {
+        var seconds: Double
+        var idpSeconds: Double?
+
+        init(_ seconds: Double, idp: Double? = nil) {
+            self.seconds = seconds
+            idpSeconds = idp
+        }
+    }
+
+    /// One login (thrown errors count as failures).
+    typealias Login = @Sendable (_ user: Int) async throws -> Timing
 
     static func measure(flow: String, target: String, concurrency: Int, seconds: Double, warmUp: Int = 2,
                         login: @escaping Login) async -> LoginThroughput {
         struct Worker: Sendable {
             var latencies: [Double] = []
+            var idp: [Double] = []
             var failed = 0
             var firstError: String?
         }
@@ -42,7 +59,9 @@ struct LoginThroughput: Codable, Sendable {
                     // Bounded: a login that keeps failing fast must not spin forever.
                     while ContinuousClock.now < deadline, worker.failed < 1000 {
                         do {
-                            worker.latencies.append(try await login(user))
+                            let timing = try await login(user)
+                            worker.latencies.append(timing.seconds)
+                            if let idp = timing.idpSeconds { worker.idp.append(idp) }
                         } catch {
                             worker.failed += 1
                             if worker.firstError == nil { worker.firstError = "\(error)" }
@@ -55,12 +74,14 @@ struct LoginThroughput: Codable, Sendable {
         }
         let wall = BenchProcess.seconds(ContinuousClock.now - started)
         let latencies = workers.flatMap(\.latencies).sorted()
+        let idp = workers.flatMap(\.idp).sorted()
         return LoginThroughput(
             flow: flow, target: target, concurrency: concurrency, logins: latencies.count,
             failed: workers.map(\.failed).reduce(0, +), seconds: BenchFormat.round(wall, 3),
             loginsPerSecond: BenchFormat.round(Double(latencies.count) / wall, 1),
             p50Milliseconds: BenchFormat.round(percentile(0.50, latencies) * 1000, 2),
             p99Milliseconds: BenchFormat.round(percentile(0.99, latencies) * 1000, 2),
+            idpP50Milliseconds: idp.isEmpty ? nil : BenchFormat.round(percentile(0.50, idp) * 1000, 3),
             firstError: workers.compactMap(\.firstError).first)
     }
 
@@ -95,31 +116,46 @@ struct BenchWebSSOClient: Sendable {
     let secureURL: String
     let user: TestUser
 
-    /// One login with a fresh cookie jar; returns its latency in seconds.
-    func login() async throws -> Double {
+    /// One login with a fresh cookie jar: its latency, and the part spent on requests to any
+    /// origin but the SP's (the IdP's pages, its login POST, its redirects).
+    func login() async throws -> LoginThroughput.Timing {
         let started = ContinuousClock.now
         let session = LoadDriver.Session(client: client)
+        let spOrigin = Self.origin(secureURL)
+        var idp = Duration.zero
+        func send(_ method: HTTPMethod, _ url: String, body: String? = nil) async throws -> (Int, [(String, String)], String) {
+            let sent = ContinuousClock.now
+            let answer = try await session.send(method, url, body: body)
+            if Self.origin(url) != spOrigin { idp += ContinuousClock.now - sent }
+            return answer
+        }
         var url = secureURL
-        var (status, headers, body) = try await session.send(.GET, url)
+        var (status, headers, body) = try await send(.GET, url)
         for _ in 0..<12 {
             if [301, 302, 303].contains(status) {
                 guard let location = headers.first(where: { $0.0.lowercased() == "location" })?.1 else {
                     throw Failure(description: "a redirect without Location from \(url)")
                 }
                 url = URL(string: location, relativeTo: URL(string: url))?.absoluteString ?? location
-                (status, headers, body) = try await session.send(.GET, url)
+                (status, headers, body) = try await send(.GET, url)
                 continue
             }
             guard status == 200 else { throw Failure(description: "\(url) answered \(status): \(body.prefix(200))") }
             guard let form = HTMLFormParser.forms(in: body).first(where: { $0.method == "post" }) else {
                 guard LoadDriver.secret(in: body) != nil else { throw Failure(description: "no form and no secret at \(url)") }
-                return BenchProcess.seconds(ContinuousClock.now - started)
+                return .init(BenchProcess.seconds(ContinuousClock.now - started), idp: BenchProcess.seconds(idp))
             }
             let action = URL(string: form.action ?? url, relativeTo: URL(string: url))?.absoluteString ?? url
             url = action
-            (status, headers, body) = try await session.send(.POST, action, body: QueryParameter.formEncoded(fields(of: form)))
+            (status, headers, body) = try await send(.POST, action, body: QueryParameter.formEncoded(fields(of: form)))
         }
         throw Failure(description: "the login did not end after 12 pages (last: \(url))")
+    }
+
+    /// `scheme://host:port` of `url`.
+    static func origin(_ url: String) -> String {
+        guard let components = URLComponents(string: url) else { return url }
+        return "\(components.scheme ?? "")://\(components.host ?? ""):\(components.port ?? -1)"
     }
 
     /// What a browser submits (HTML §4.10.21.4, constructing the entry list): every named

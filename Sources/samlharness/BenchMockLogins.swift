@@ -25,7 +25,7 @@ enum BenchMockLogins {
                 let cell = await LoginThroughput.measure(flow: flow.rawValue, target: "mocks (\(profile))",
                                                          concurrency: concurrency, seconds: seconds) { user in
                     let driver = LoadDriver(client: client, flow: flow, ready: ready, user: users[user % users.count])
-                    return try await driver.login().seconds
+                    return .init(try await driver.login().seconds)
                 }
                 try? await client.shutdown()
                 cells.append(cell)

@@ -27,6 +27,10 @@ struct PeerComparison: Codable, Sendable {
         var mockLoginsPerSecond: Double
         var peerLoginsPerSecond: Double
         var ratio: Double
+        /// Median IdP time per login (the IdP's requests only), mock and peer, and peer/mock.
+        var mockIdPMilliseconds: Double?
+        var peerIdPMilliseconds: Double?
+        var idpRatio: Double?
     }
 
     var peer: String
@@ -68,9 +72,15 @@ struct PeerComparison: Codable, Sendable {
         for peerCell in result.peerLogins {
             guard let mockCell = result.mock.first(where: { $0.concurrency == peerCell.concurrency }),
                   peerCell.loginsPerSecond > 0 else { continue }
-            result.ratios.append(Ratio(concurrency: peerCell.concurrency, mockLoginsPerSecond: mockCell.loginsPerSecond,
-                                       peerLoginsPerSecond: peerCell.loginsPerSecond,
-                                       ratio: BenchFormat.round(mockCell.loginsPerSecond / peerCell.loginsPerSecond, 1)))
+            var ratio = Ratio(concurrency: peerCell.concurrency, mockLoginsPerSecond: mockCell.loginsPerSecond,
+                              peerLoginsPerSecond: peerCell.loginsPerSecond,
+                              ratio: BenchFormat.round(mockCell.loginsPerSecond / peerCell.loginsPerSecond, 1))
+            if let mockIdP = mockCell.idpP50Milliseconds, let peerIdP = peerCell.idpP50Milliseconds, mockIdP > 0 {
+                ratio.mockIdPMilliseconds = mockIdP
+                ratio.peerIdPMilliseconds = peerIdP
+                ratio.idpRatio = BenchFormat.round(peerIdP / mockIdP, 1)
+            }
+            result.ratios.append(ratio)
         }
         return result
     }

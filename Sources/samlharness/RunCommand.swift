@@ -60,6 +60,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seconds per scenario instead of each scenario's own timeout.")
     var timeout: Double?
 
+    @Option(name: .customLong("time-scale"),
+            help: ArgumentHelp("Run the scenarios' clock this many times as fast (0.05…1): every deliberate wait (slow, no-answer), the lifetimes racing them, SAMLH_REQUEST_TIMEOUT and the scenario timeout (not below 10 s) are multiplied by it. For clients that honour SAMLH_REQUEST_TIMEOUT, as the reference client does.",
+                               valueName: "factor"))
+    var timeScale: Double = 1
+
     @Option(name: .customLong("mockidp-dir"), help: "The MockIdP/ directory (default: found above the working directory).")
     var mockIdPDirectory: String?
 
@@ -70,6 +75,7 @@ struct RunCommand: AsyncParsableCommand {
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be 1…64") }
         if let shard { _ = try Self.parseShard(shard) }
         if let timeout, !(timeout > 0 && timeout <= 600) { throw ValidationError("--timeout must be > 0 and ≤ 600") }
+        guard (0.05...1).contains(timeScale) else { throw ValidationError("--time-scale must be 0.05…1, got \(timeScale)") }
         do { _ = try ScenarioFilter(filters) } catch { throw ValidationError("\(error)") }
         do { _ = try ReportFormat.parse(format) } catch { throw ValidationError("--format: \(error)") }
     }
@@ -123,11 +129,12 @@ struct RunCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: work) }
         let writer = try JSONLinesWriter(url: reports.appendingPathComponent("results.jsonl"))
         let header = RunHeader(client: adapter.name, scenarios: selected.count, catalog: selected.map(\.id), shard: shard,
-                               jobs: jobs, started: ISO8601DateFormatter().string(from: Date()),
+                               jobs: jobs, timeScale: timeScale, started: ISO8601DateFormatter().string(from: Date()),
                                evaluatedChecks: ExpectationJudge.evaluated.sorted())
         writer.write(header)
         writer.write(RunMetaLine.catalog(catalogInfo))
-        let runner = ScenarioRunner(loader: loader, mockIdPDirectory: mockIdP, workDirectory: work)
+        var runner = ScenarioRunner(loader: loader, mockIdPDirectory: mockIdP, workDirectory: work)
+        runner.timeScale = timeScale
         let started = Date()
         let progress = Progress(total: selected.count,
                                 live: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil)
@@ -172,6 +179,7 @@ struct RunCommand: AsyncParsableCommand {
         guard !formats.isEmpty else { return }
         let run = RunReport(client: header.client, catalog: catalog, shards: header.shard.map { [$0] } ?? [],
                             started: header.started, durationSeconds: (duration * 1000).rounded() / 1000, jobs: header.jobs,
+                            timeScale: header.timeScale,
                             evaluatedChecks: header.evaluatedChecks, results: results)
         let started = Date()
         do {

@@ -10,7 +10,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: json) }
         let outcome = try await HarnessBinary.run([
             "bench", "--seconds", "0.1", "--login-seconds", "0.3", "--startup-runs", "2", "--no-openssl-speed",
-            "--catalog", "--catalog-jobs", "1", "--catalog-filter", "cas-rest.no-attributes",
+            "--catalog", "--catalog-jobs", "1", "--catalog-time-scales", "0.5", "--catalog-filter", "cas-rest.no-attributes",
             "--peer", "simplesamlphp", "--json", json.path,
         ], timeout: 300)
         #expect(outcome.status == 0, "\(outcome.stderr)")
@@ -45,8 +45,10 @@ import TestSupport
 
         // 5. The catalog (here one scenario, to stay short).
         let catalog = try #require(report["catalog"] as? [[String: Any]])
+        #expect(catalog.count == 1)
         let run = try #require(catalog.first)
         #expect(number(run["scenarios"]) == 1, "\(run)")
+        #expect(number(run["timeScale"]) == 0.5)
         #expect(number(run["wallSeconds"]) > 0)
         #expect(number(run["scenariosPerSecond"]) > 0)
         #expect(number(run["runnerPeakRSSMegabytes"]) > 0)

@@ -90,7 +90,7 @@ public enum CheckCatalog {
         .init("flow.timeout-clean", .flow,
               "a slow or dead server makes the client give up before the scenario's timeout and report a timeout",
               reference: "RFC 9110 §9.3 (no response); client robustness",
-              parameters: [.init("client_timeout", .number, default: "10", "seconds the client should wait at most")]),
+              parameters: [.init("client_timeout", .number, default: "10", "seconds the client should wait for one answer; the runner tells the client (SAMLH_REQUEST_TIMEOUT, times run --time-scale) and judges against that")]),
         .init("flow.server-error-reported", .flow,
               "a 5xx page is reported as an error, and retried at most a bounded number of times",
               reference: "RFC 9110 §15.6", parameters: [.init("max_requests", .integer, default: "3",

@@ -72,6 +72,8 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// results file of a run that was killed).
     public var durationSeconds: Double?
     public var jobs: Int?
+    /// `run --time-scale` when it was not 1: the deliberate waits ran this many times as long.
+    public var timeScale: Double?
     /// The checks this build evaluates; the others a scenario names are `not-evaluated`.
     public var evaluatedChecks: [String]
     /// The descriptors of the checks the verdicts name (SARIF rules, HTML explanations).
@@ -84,12 +86,14 @@ public struct RunReport: Codable, Sendable, Equatable {
         case catalog, shards, started
         case durationSeconds = "duration_seconds"
         case jobs
+        case timeScale = "time_scale"
         case evaluatedChecks = "evaluated_checks"
         case checks, results
     }
 
     public init(client: String, harnessVersion: String = HarnessVersion.current, catalog: CatalogInfo, shards: [String],
-                started: String, durationSeconds: Double?, jobs: Int?, evaluatedChecks: [String], results: [ScenarioResult]) {
+                started: String, durationSeconds: Double?, jobs: Int?, timeScale: Double? = nil, evaluatedChecks: [String],
+                results: [ScenarioResult]) {
         self.client = client
         self.harnessVersion = harnessVersion
         self.catalog = catalog
@@ -97,6 +101,7 @@ public struct RunReport: Codable, Sendable, Equatable {
         self.started = started
         self.durationSeconds = durationSeconds
         self.jobs = jobs
+        self.timeScale = timeScale == 1 ? nil : timeScale
         self.evaluatedChecks = evaluatedChecks
         self.results = results
         checks = CheckInfo.describing(results)

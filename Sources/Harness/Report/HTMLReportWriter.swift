@@ -65,7 +65,8 @@ public enum HTMLReportWriter {
             + badge(counts.fail + counts.error == 0 ? "pass" : "fail") + "</h3>"
         html += "<p>\(counts.total) scenarios: <span class=\"pass-text\">\(counts.pass) pass</span>, "
             + "<span class=\"fail-text\">\(counts.fail) fail</span>, \(counts.error) error, \(counts.skipped) skipped"
-            + (run.durationSeconds.map { String(format: " in %.1f s", $0) } ?? "") + ".</p>"
+            + (run.durationSeconds.map { String(format: " in %.1f s", $0) } ?? "")
+            + (run.timeScale.map { String(format: " (time scale %g: deliberate waits ×%g)", $0, $0) } ?? "") + ".</p>"
         html += "<dl class=\"facts\"><dt>client</dt><dd>\(ReportText.html(run.client))</dd>"
             + "<dt>catalog</dt><dd><code>\(ReportText.html(run.catalog.digest))</code> (\(run.catalog.scenarios.count) scenarios)</dd>"
             + "<dt>shards</dt><dd>\(ReportText.html(run.shards.isEmpty ? "—" : run.shards.joined(separator: ", ")))</dd>"

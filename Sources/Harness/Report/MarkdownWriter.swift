@@ -13,6 +13,7 @@ public enum MarkdownWriter {
             lines.append("")
             var about = "\(counts.total) scenarios: **\(counts.pass) pass**, **\(counts.fail) fail**, \(counts.error) error, \(counts.skipped) skipped"
             if let seconds = run.durationSeconds { about += String(format: " in %.1f s", seconds) }
+            if let scale = run.timeScale { about += String(format: " (time scale %g: deliberate waits ×%g)", scale, scale) }
             lines.append(about + ".  ")
             lines.append("Catalog `\(run.catalog.digest.prefix(19))…` (\(run.catalog.scenarios.count) scenarios)"
                          + (run.shards.isEmpty ? "" : ", shards \(run.shards.joined(separator: ", "))")

@@ -139,7 +139,7 @@ public enum ReportLoader {
         }
         let run = RunReport(client: header.client, harnessVersion: harnessVersion ?? "unknown",
                             catalog: catalog ?? .of(ids: header.catalog), shards: header.shard.map { [$0] } ?? [],
-                            started: header.started, durationSeconds: duration, jobs: header.jobs,
+                            started: header.started, durationSeconds: duration, jobs: header.jobs, timeScale: header.timeScale,
                             evaluatedChecks: header.evaluatedChecks, results: results)
         // A trace that says it was not masked was written with --show-secrets; the report
         // keeps it as it is, and says so.

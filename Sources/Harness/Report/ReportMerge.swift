@@ -43,7 +43,7 @@ public enum ReportMerge {
             client: first.run.client, harnessVersion: first.run.harnessVersion, catalog: first.run.catalog,
             shards: Array(Set(shards)).sorted(), started: runs.map(\.run.started).min() ?? first.run.started,
             durationSeconds: durations.count == runs.count ? durations.max() : nil,
-            jobs: runs.compactMap(\.run.jobs).max(),
+            jobs: runs.compactMap(\.run.jobs).max(), timeScale: first.run.timeScale,
             evaluatedChecks: Array(Set(runs.flatMap(\.run.evaluatedChecks))).sorted(), results: results)
         return ConformanceReport(runs: [merged], secretsMasked: inputs.allSatisfy(\.report.secretsMasked))
     }

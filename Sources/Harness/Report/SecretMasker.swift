@@ -21,6 +21,9 @@ public struct SecretMasker: Sendable {
     /// The forms of the secrets a buggy client sends unencoded (as typed; spaces as `+`),
     /// whose pieces evidence may quote (``evidence(_:)``).
     let fragmentSources: [String]
+    /// Every ``fragmentLength``-byte window of the ``fragmentSources``: a text that holds
+    /// none of them holds no piece worth masking, which is the common case.
+    let fragmentWindows: Set<[UInt8]>
 
     /// - Parameter secrets: the scenario's own secrets (password, second-factor code);
     ///   values shorter than 3 characters are not masked (they would mask half the text).
@@ -48,6 +51,13 @@ public struct SecretMasker: Sendable {
         }
         literals = variants.filter { $0.count >= 3 }.sorted { $0.count > $1.count }
         fragmentSources = Array(Set(sources)).sorted { $0.count > $1.count }
+        var windows: Set<[UInt8]> = []
+        for source in fragmentSources {
+            let bytes = Array(source.utf8)
+            guard bytes.count >= Self.fragmentLength else { continue }
+            for start in 0...(bytes.count - Self.fragmentLength) { windows.insert(Array(bytes[start..<(start + Self.fragmentLength)])) }
+        }
+        fragmentWindows = windows
     }
 
     /// Pieces this long or longer of a secret are masked in evidence.
@@ -59,18 +69,30 @@ public struct SecretMasker: Sendable {
     /// the secret's length.
     public func evidence(_ text: String) -> String {
         var result = self.text(text)
-        guard result.count <= 4096 else { return result }
+        guard result.utf8.count <= 4096, !fragmentWindows.isEmpty, mayHoldFragment(result) else { return result }
         for source in fragmentSources {
             let characters = Array(source)
             guard characters.count >= Self.fragmentLength else { continue }
             for length in stride(from: characters.count, through: Self.fragmentLength, by: -1) {
                 for start in 0...(characters.count - length) {
                     let piece = String(characters[start..<(start + length)])
-                    if result.contains(piece) { result = result.replacingOccurrences(of: piece, with: Self.mark) }
+                    if FastText.contains(result, piece) { result = result.replacingOccurrences(of: piece, with: Self.mark) }
                 }
             }
         }
         return result
+    }
+
+    /// Whether some ``fragmentLength``-byte window of `text` is one of a secret's (a piece
+    /// of a secret that is not on a character boundary is still found by the exact search).
+    func mayHoldFragment(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= Self.fragmentLength else { return false }
+        for start in 0...(bytes.count - Self.fragmentLength)
+        where fragmentWindows.contains(Array(bytes[start..<(start + Self.fragmentLength)])) {
+            return true
+        }
+        return false
     }
 
     // MARK: - Text
@@ -79,10 +101,10 @@ public struct SecretMasker: Sendable {
     /// password, masked.
     public func text(_ text: String) -> String {
         var result = text
-        for literal in literals where result.contains(literal) {
+        for literal in literals where FastText.contains(result, literal) {
             result = result.replacingOccurrences(of: literal, with: Self.mark)
         }
-        for rule in Self.rules { result = rule.apply(result) }
+        for rule in Self.rules where rule.mayMatch(result) { result = rule.apply(result) }
         return result
     }
 
@@ -185,11 +207,20 @@ public struct SecretMasker: Sendable {
     struct Rule: @unchecked Sendable {
         let expression: NSRegularExpression?
         let template: String
+        /// Lowercase ASCII strings one of which every match contains (compared without
+        /// regard to ASCII case): a text without any is not handed to the regex engine,
+        /// which costs a UTF-16 copy of the whole text per rule.
+        let triggers: [String]
 
-        init(_ pattern: String, _ template: String, options: NSRegularExpression.Options = []) {
+        init(_ pattern: String, _ template: String, options: NSRegularExpression.Options = [], triggers: [String]) {
             // The patterns are constants of this file; a typo is caught by the masking tests.
             expression = try? NSRegularExpression(pattern: pattern, options: options)
             self.template = template
+            self.triggers = triggers
+        }
+
+        func mayMatch(_ text: String) -> Bool {
+            triggers.contains { FastText.containsIgnoringASCIICase(text, lowercased: $0) }
         }
 
         func apply(_ text: String) -> String {
@@ -201,22 +232,26 @@ public struct SecretMasker: Sendable {
 
     static let rules: [Rule] = [
         // CAS protocol §3.1, §3.3, §3.4, §3.5: tickets begin `ST-`, `PT-`, `TGT-`, `PGT-`, `PGTIOU-`.
-        Rule(#"\b(ST|PT|TGT|PGT|PGTIOU)-(?!\[masked\])[A-Za-z0-9][A-Za-z0-9._\-]{5,}"#, "$1-[masked]"),
+        Rule(#"\b(ST|PT|TGT|PGT|PGTIOU)-(?!\[masked\])[A-Za-z0-9][A-Za-z0-9._\-]{5,}"#, "$1-[masked]",
+             triggers: ["st-", "pt-", "gt-", "iou-"]),
         // RFC 6750 §2.1: `Bearer` b64token.
-        Rule(#"(Bearer\s+)(?!\[masked\])[A-Za-z0-9\-._~+/]+=*"#, "$1[masked]", options: [.caseInsensitive]),
+        Rule(#"(Bearer\s+)(?!\[masked\])[A-Za-z0-9\-._~+/]+=*"#, "$1[masked]", options: [.caseInsensitive], triggers: ["bearer"]),
         // RFC 6749 §4.2.2 / §5.1 token parameters, in URLs and forms…
-        Rule(#"\b((?:access|refresh|id)_token=)(?!\[masked\])[^&\s"'<>#]+"#, "$1[masked]"),
+        Rule(#"\b((?:access|refresh|id)_token=)(?!\[masked\])[^&\s"'<>#]+"#, "$1[masked]", triggers: ["_token="]),
         // …and in JSON.
-        Rule(#"("(?:access|refresh|id)_token"\s*:\s*")(?!\[masked\])[^"]*"#, "$1[masked]"),
+        Rule(#"("(?:access|refresh|id)_token"\s*:\s*")(?!\[masked\])[^"]*"#, "$1[masked]", triggers: ["_token\""]),
         // Header lines quoted in evidence: credentials and cookies.
-        Rule(#"(?m)((?:Proxy-)?Authorization:\s*[A-Za-z]+\s+)(?!\[masked\])[^\r\n"]+"#, "$1[masked]", options: [.caseInsensitive]),
+        Rule(#"(?m)((?:Proxy-)?Authorization:\s*[A-Za-z]+\s+)(?!\[masked\])[^\r\n"]+"#, "$1[masked]", options: [.caseInsensitive],
+             triggers: ["authorization:"]),
         // Password form fields (`password`, `j_password`, `passwd`…) quoted in evidence, even
         // when a buggy client sent the value unencoded and it no longer matches the password.
-        Rule(#"\b([A-Za-z_]*(?:password|passwd|pwd)=)(?!\[masked\])[^&\s"'<>]+"#, "$1[masked]", options: [.caseInsensitive]),
-        Rule(#"("(?:password|passwd)"\s*:\s*")(?!\[masked\])[^"]*"#, "$1[masked]", options: [.caseInsensitive]),
+        Rule(#"\b([A-Za-z_]*(?:password|passwd|pwd)=)(?!\[masked\])[^&\s"'<>]+"#, "$1[masked]", options: [.caseInsensitive],
+             triggers: ["password=", "passwd=", "pwd="]),
+        Rule(#"("(?:password|passwd)"\s*:\s*")(?!\[masked\])[^"]*"#, "$1[masked]", options: [.caseInsensitive],
+             triggers: ["password\"", "passwd\""]),
         // WS-Security UsernameToken Profile 1.1 §3.1: `<wsse:Password>` carries the password.
         Rule(#"(<(?:[A-Za-z0-9_.\-]+:)?Password\b[^>]*>)(?!\[masked\])[^<]*(</(?:[A-Za-z0-9_.\-]+:)?Password>)"#,
-             "$1[masked]$2"),
+             "$1[masked]$2", triggers: ["password>"]),
     ]
 
     static func xmlEscape(_ text: String) -> String {
@@ -240,5 +275,63 @@ public struct SecretMasker: Sendable {
             }
         }
         return out
+    }
+}
+
+/// Substring tests on UTF-8 bytes, without Foundation's NSString bridging (a UTF-16 copy per
+/// call): masking runs them over every header, URL and body of every trace.
+enum FastText {
+    /// Whether `needle`'s bytes occur in `haystack`'s (for valid UTF-8 the same as a
+    /// substring test on scalars).
+    static func contains(_ haystack: String, _ needle: String) -> Bool {
+        var haystack = haystack
+        var needle = needle
+        return haystack.withUTF8 { h in
+            needle.withUTF8 { n in
+                guard !n.isEmpty else { return true }
+                guard n.count <= h.count, let hBase = h.baseAddress, let nBase = n.baseAddress else { return false }
+                // memchr to each candidate first byte, memcmp for the rest (glibc's memmem
+                // is not exported to Swift).
+                let first = Int32(n[0])
+                var offset = 0
+                let last = h.count - n.count
+                while offset <= last {
+                    guard let hit = memchr(hBase + offset, first, last - offset + 1) else { return false }
+                    let position = UnsafeRawPointer(hit) - UnsafeRawPointer(hBase)
+                    if memcmp(hBase + position, nBase, n.count) == 0 { return true }
+                    offset = position + 1
+                }
+                return false
+            }
+        }
+    }
+
+    /// Whether `lowercased` (lowercase ASCII) occurs in `haystack`, ASCII letters compared
+    /// without regard to case.
+    static func containsIgnoringASCIICase(_ haystack: String, lowercased: String) -> Bool {
+        var haystack = haystack
+        let needle = Array(lowercased.utf8)
+        guard let first = needle.first else { return true }
+        let firstUpper = (first >= 0x61 && first <= 0x7A) ? first - 0x20 : first
+        return haystack.withUTF8 { h in
+            guard needle.count <= h.count else { return false }
+            var i = 0
+            let last = h.count - needle.count
+            while i <= last {
+                let b = h[i]
+                if b == first || b == firstUpper {
+                    var j = 1
+                    while j < needle.count {
+                        var c = h[i + j]
+                        if c >= 0x41 && c <= 0x5A { c += 0x20 }
+                        if c != needle[j] { break }
+                        j += 1
+                    }
+                    if j == needle.count { return true }
+                }
+                i += 1
+            }
+            return false
+        }
     }
 }

@@ -94,6 +94,7 @@ public struct ClientProcessRunner: Sendable {
         var stopped: String?
         let deadline = started.addingTimeInterval(timeout)
         var killedAt: Date?
+        var polls = 0
         while true {
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid { break }
@@ -110,7 +111,10 @@ public struct ClientProcessRunner: Sendable {
             } else if let killedAt, now.timeIntervalSince(killedAt) >= grace {
                 kill(-pid, SIGKILL)
             }
-            usleep(10_000)
+            // Most clients end within a few dozen milliseconds: poll every millisecond at
+            // first, then every 10 ms (a catalog run waits on ~200 clients in a row).
+            polls += 1
+            usleep(polls < 100 ? 1_000 : 10_000)
         }
         // The leader is gone; stop whatever it left behind in its group.
         kill(-pid, SIGKILL)

@@ -1,4 +1,5 @@
 import Foundation
+import MockServers
 
 /// Runs scenarios against one client, `jobs` at a time (each scenario with its own mocks and
 /// ports), streaming each result as a JSON line the moment it is known, so a killed run still
@@ -26,11 +27,12 @@ public struct RunEngine: Sendable {
                     interruption: RunInterruption? = nil,
                     onResult: @escaping @Sendable (ScenarioResult) -> Void) async -> [ScenarioResult] {
         var results: [ScenarioResult] = []
+        let queue = Self.longestFirst(scenarios)
         await withTaskGroup(of: ScenarioResult.self) { group in
             var next = 0
             func startNext() {
-                guard next < scenarios.count, interruption?.reason == nil else { return }
-                let scenario = scenarios[next]
+                guard next < queue.count, interruption?.reason == nil else { return }
+                let scenario = queue[next]
                 next += 1
                 group.addTask {
                     await runner.run(scenario, client: client, timeoutOverride: timeoutOverride, interruption: interruption)
@@ -38,13 +40,35 @@ public struct RunEngine: Sendable {
             }
             for _ in 0..<min(jobs, scenarios.count) { startNext() }
             while let result = await group.next() {
+                // The next scenario starts before this result is written (masked, encoded):
+                // the jobs stay busy meanwhile.
+                startNext()
                 onResult(result)
                 results.append(result)
-                startNext()
             }
         }
         let order = Dictionary(uniqueKeysWithValues: scenarios.enumerated().map { ($1.id, $0) })
         return results.sorted { (order[$0.scenario] ?? 0) < (order[$1.scenario] ?? 0) }
+    }
+
+    /// The order scenarios start in: those that wait on purpose (a `slow` or `no-answer`
+    /// knob), longest wait first, then the rest as given. With several jobs the long waits
+    /// overlap the many short scenarios instead of trailing after them.
+    static func longestFirst(_ scenarios: [Scenario]) -> [Scenario] {
+        let waits = scenarios.map(deliberateWait)
+        return scenarios.indices.sorted { (-waits[$0], $0) < (-waits[$1], $1) }.map { scenarios[$0] }
+    }
+
+    /// Seconds `scenario` waits on purpose at least: its longest `slow` wait, or a
+    /// `no-answer` held up to the client's request timeout.
+    static func deliberateWait(_ scenario: Scenario) -> Double {
+        (scenario.knobs ?? []).compactMap { try? Knob(parsing: $0) }.map { knob in
+            switch knob {
+            case .slow(let seconds): min(seconds, scenario.requestTimeout)
+            case .noAnswer(let seconds): min(seconds, scenario.requestTimeout)
+            default: 0
+            }
+        }.max() ?? 0
     }
 }
 
@@ -80,21 +104,26 @@ public struct RunHeader: Codable, Sendable {
     public var catalog: [String]
     public var shard: String?
     public var jobs: Int
+    /// `--time-scale` when it is not 1.
+    public var timeScale: Double?
     public var started: String
     public var evaluatedChecks: [String]
 
     enum CodingKeys: String, CodingKey {
-        case event, client, scenarios, catalog, shard, jobs, started
+        case event, client, scenarios, catalog, shard, jobs
+        case timeScale = "time_scale"
+        case started
         case evaluatedChecks = "evaluated_checks"
     }
 
-    public init(client: String, scenarios: Int, catalog: [String], shard: String?, jobs: Int, started: String,
-                evaluatedChecks: [String]) {
+    public init(client: String, scenarios: Int, catalog: [String], shard: String?, jobs: Int, timeScale: Double? = nil,
+                started: String, evaluatedChecks: [String]) {
         self.client = client
         self.scenarios = scenarios
         self.catalog = catalog
         self.shard = shard
         self.jobs = jobs
+        self.timeScale = timeScale == 1 ? nil : timeScale
         self.started = started
         self.evaluatedChecks = evaluatedChecks
     }

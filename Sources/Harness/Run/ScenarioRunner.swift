@@ -27,6 +27,11 @@ public struct ScenarioRunner: Sendable {
     public var maxExchanges = 2_000
     /// Whether results carry the scenario's trace (``ScenarioTrace``) for the reports.
     public var recordsTrace = true
+    /// How fast the scenarios' clock runs (`run --time-scale`): 0.1 makes every deliberate
+    /// wait (`slow`, `no-answer`), the lifetimes that race them, the client's
+    /// `SAMLH_REQUEST_TIMEOUT` and the scenario timeout a tenth as long. Scenarios marked
+    /// `real_time` keep 1.
+    public var timeScale: Double = 1
 
     /// - Parameter logger: the mocks' logger; by default only critical messages (a mock
     ///   stopped under a client's open connection logs shutdown noise that is not news).
@@ -43,7 +48,8 @@ public struct ScenarioRunner: Sendable {
 
     /// The environment a client gets for `target`: `SAMLH_FLOW`, `SAMLH_START_URL`,
     /// `SAMLH_USERNAME`, `SAMLH_PASSWORD`, `SAMLH_SECOND_FACTOR_CODE`, `SAMLH_RESULT_FILE`,
-    /// `SAMLH_TIMEOUT`, `SAMLH_SCENARIO`, and every flow parameter as `SAMLH_<NAME>`.
+    /// `SAMLH_TIMEOUT`, `SAMLH_SCENARIO`, and every flow parameter as `SAMLH_<NAME>` (among
+    /// them `SAMLH_REQUEST_TIMEOUT`, the seconds to wait for one answer).
     public static func environment(for target: ScenarioTarget, resultFile: URL) -> [String: String] {
         var environment: [String: String] = [
             "SAMLH_SCENARIO": target.id,
@@ -72,10 +78,11 @@ public struct ScenarioRunner: Sendable {
         guard client.supports(scenario.flow) else {
             return finish(.skipped, "the client does not support flow \(scenario.flow.rawValue)")
         }
-        let timeout = timeoutOverride ?? scenario.effectiveTimeout
+        let scale = scenario.realTime == true ? 1 : timeScale
+        let timeout = timeoutOverride ?? ScenarioTarget.scaledTimeout(scenario.effectiveTimeout, by: scale)
         let mocks: RunningMocks
         do {
-            mocks = try await start(scenario)
+            mocks = try await start(scenario, timeScale: scale)
         } catch {
             return finish(.error, "the mocks could not start: \(error)")
         }
@@ -147,6 +154,11 @@ public struct ScenarioRunner: Sendable {
     /// is judged.
     static let stopGrace: Duration = .milliseconds(200)
 
+    /// ``stopGrace`` at `timeScale`, never below 20 ms.
+    static func stopGrace(timeScale: Double) -> Duration {
+        timeScale >= 1 ? stopGrace : .milliseconds(max(20, Int(200 * timeScale)))
+    }
+
     /// The mocks (or the replay) one scenario runs against.
     struct RunningMocks {
         let target: ScenarioTarget
@@ -154,7 +166,8 @@ public struct ScenarioRunner: Sendable {
         let stop: @Sendable () async -> Void
     }
 
-    func start(_ scenario: Scenario) async throws -> RunningMocks {
+    func start(_ scenario: Scenario, timeScale: Double = 1) async throws -> RunningMocks {
+        let grace = Self.stopGrace(timeScale: timeScale)
         let clockStart = scenario.clock?.start.flatMap { try? SAMLDateTime.date(from: $0) }
         let frozen = scenario.clock?.frozen == true
         if scenario.flow == .replay {
@@ -162,15 +175,17 @@ public struct ScenarioRunner: Sendable {
                 scenario: scenario, mockIdPDirectory: mockIdPDirectory,
                 clock: MockEnvironment.clock(start: clockStart, frozen: frozen),
                 ids: SeededIDGenerator(seed: scenario.effectiveSeed), logger: logger)
-            var target = ScenarioTarget.resolve(scenario, ready: nil)
+            var target = ScenarioTarget.resolve(scenario, ready: nil).scaled(by: timeScale)
             target.start = session.startURL
-            return RunningMocks(target: target, log: session.log, stop: { await session.stop(grace: Self.stopGrace) })
+            return RunningMocks(target: target, log: session.log, stop: { await session.stop(grace: grace) })
         }
         var profile = try loader.profile(named: scenario.profile ?? "shibboleth")
         profile.knobs += try (scenario.knobs ?? []).map(Knob.init(parsing:))
+        if timeScale != 1 { profile.knobs = profile.knobs.map { $0.scaled(by: timeScale) } }
         let suite = try await MockSuite.start(profile: profile, seed: scenario.effectiveSeed, clockStart: clockStart,
                                               frozen: frozen, mockIdPDirectory: mockIdPDirectory, logger: logger)
-        return RunningMocks(target: ScenarioTarget.resolve(scenario, ready: suite.readyInfo()), log: suite.log,
-                            stop: { await suite.stop(grace: Self.stopGrace) })
+        let target = ScenarioTarget.resolve(scenario, ready: suite.readyInfo()).scaled(by: timeScale)
+        return RunningMocks(target: target, log: suite.log,
+                            stop: { await suite.stop(grace: grace) })
     }
 }

@@ -23,6 +23,9 @@ public struct Scenario: Codable, Sendable, Equatable {
     public var timeout: Double?
     public var seed: UInt64?
     public var clock: ClockSpec?
+    /// The scenario runs on the real clock whatever `run --time-scale` says: a lifetime the
+    /// client must beat (a one-second ticket) does not shrink with the waits.
+    public var realTime: Bool?
     /// The recorded chain of a `replay` scenario.
     public var replay: RecordedChain?
 
@@ -33,12 +36,14 @@ public struct Scenario: Codable, Sendable, Equatable {
         case id, title, description, references, tags, flow, profile, knobs, user
         case startPath = "start_path"
         case options, expect, checks, timeout, seed, clock, replay
+        case realTime = "real_time"
     }
 
     public init(id: String, title: String, description: String, references: [String]? = nil, tags: [String],
                 flow: Flow, profile: String? = nil, knobs: [String]? = nil, user: UserSpec? = nil,
                 startPath: String? = nil, options: FlowOptions? = nil, expect: ScenarioExpectation, checks: [CheckUse],
-                timeout: Double? = nil, seed: UInt64? = nil, clock: ClockSpec? = nil, replay: RecordedChain? = nil) {
+                timeout: Double? = nil, seed: UInt64? = nil, clock: ClockSpec? = nil, realTime: Bool? = nil,
+                replay: RecordedChain? = nil) {
         self.id = id
         self.title = title
         self.description = description
@@ -55,6 +60,7 @@ public struct Scenario: Codable, Sendable, Equatable {
         self.timeout = timeout
         self.seed = seed
         self.clock = clock
+        self.realTime = realTime
         self.replay = replay
     }
 
@@ -62,6 +68,21 @@ public struct Scenario: Codable, Sendable, Equatable {
     public static let defaultTimeout: Double = 30
 
     public var effectiveTimeout: Double { timeout ?? Self.defaultTimeout }
+
+    /// Seconds a client should wait for one answer before it gives up, unless the scenario's
+    /// `flow.timeout-clean` says otherwise (its `client_timeout`).
+    public static let defaultRequestTimeout: Double = 10
+
+    /// Seconds the client should wait for one answer (`SAMLH_REQUEST_TIMEOUT`, before any
+    /// `--time-scale`): the `client_timeout` of the scenario's `flow.timeout-clean`, or 10.
+    public var requestTimeout: Double {
+        let parameter = checks.first { $0.id == "flow.timeout-clean" }?.params["client_timeout"]
+        switch parameter {
+        case .integer(let value)?: return Double(value)
+        case .number(let value)?: return value
+        default: return Self.defaultRequestTimeout
+        }
+    }
 
     /// The seed in force: the scenario's, or one derived from its id (FNV-1a 64), so a
     /// scenario without a `seed` still repeats exactly.

@@ -38,7 +38,8 @@ public struct ScenarioTarget: Codable, Sendable, Equatable {
                 id: scenario.id, flow: scenario.flow.rawValue, title: scenario.title, start: "",
                 username: user?.username ?? "replay-user", password: user?.password ?? "replay-password",
                 secondFactorCode: user?.secondFactorCode,
-                parameters: [:], expect: scenario.expect, timeout: scenario.effectiveTimeout,
+                parameters: ["REQUEST_TIMEOUT": format(scenario.requestTimeout)], expect: scenario.expect,
+                timeout: scenario.effectiveTimeout,
                 seed: scenario.effectiveSeed, checks: scenario.checks.map(\.id))
         }
         let known = ready.users.first { $0.username == user?.username }
@@ -46,6 +47,7 @@ public struct ScenarioTarget: Codable, Sendable, Equatable {
             "IDP_ENTITY_ID": ready.idp.entityID,
             "SP_ENTITY_ID": ready.sp.entityID,
             "CONTROL_URL": ready.control.base,
+            "REQUEST_TIMEOUT": format(scenario.requestTimeout),
         ]
         // The mocks speak https: the CA to trust (also in the system store after setup-tls.sh).
         if let tls = ready.tls { parameters["CA_FILE"] = tls.caFile }
@@ -122,6 +124,30 @@ public struct ScenarioTarget: Codable, Sendable, Equatable {
             expect: scenario.expect, timeout: scenario.effectiveTimeout, seed: scenario.effectiveSeed,
             checks: scenario.checks.map(\.id))
     }
+
+    /// The target on a clock `factor` times as fast (`run --time-scale`): the client's
+    /// `REQUEST_TIMEOUT` and the whole-scenario `timeout` shrink with the mocks' waits; the
+    /// latter never below the smaller of 10 s and its real value, so that a loaded machine
+    /// does not stop a client that is merely slow to start.
+    public func scaled(by factor: Double) -> ScenarioTarget {
+        guard factor != 1 else { return self }
+        var target = self
+        if let text = parameters["REQUEST_TIMEOUT"], let seconds = Double(text) {
+            target.parameters["REQUEST_TIMEOUT"] = Self.format(seconds * factor)
+        }
+        target.timeout = Self.scaledTimeout(timeout, by: factor)
+        return target
+    }
+
+    /// A whole-scenario timeout at `factor`: `max(seconds × factor, min(seconds, 10))`.
+    public static func scaledTimeout(_ seconds: Double, by factor: Double) -> Double {
+        factor == 1 ? seconds : max(seconds * factor, min(seconds, 10))
+    }
+
+    /// The client's per-answer timeout (`REQUEST_TIMEOUT`), when the target names one.
+    public var requestTimeout: Double? { parameters["REQUEST_TIMEOUT"].flatMap(Double.init) }
+
+    static func format(_ seconds: Double) -> String { String(format: "%g", seconds) }
 
     /// application/x-www-form-urlencoded value encoding (everything but unreserved characters).
     static func formEncoded(_ value: String) -> String {

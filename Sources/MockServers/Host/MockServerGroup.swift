@@ -79,8 +79,10 @@ public final class MockServerGroup: Sendable {
             let responder = MockResponder(handler: listener.handler, log: log,
                                           origin: { origins.withLock { $0[name] } ?? "http://\(host)" },
                                           maxBodyBytes: maxBodyBytes)
+            // Hummingbird's per-connection messages at warning at most; a caller's quieter
+            // logger (the runner's: critical only) stays as quiet.
             var quietLogger = logger
-            quietLogger.logLevel = .warning
+            quietLogger.logLevel = max(logger.logLevel, .warning)
             let server: HTTPServerBuilder
             if let tls = listener.tls {
                 do {

@@ -234,3 +234,27 @@ public enum Knob: Sendable, Equatable, Hashable {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 }
+
+extension Knob {
+    /// The knob with its durations multiplied by `factor` (`run --time-scale`): the waits
+    /// (`slow`, `no-answer`) and the lifetimes that race them (`cas-ticket-lifetime`,
+    /// `cm-token-lifetime`), so that every "answers after" and "expires after" keeps its order.
+    /// Every other knob is returned as it is.
+    public func scaled(by factor: Double) -> Knob {
+        switch self {
+        case .slow(let seconds): .slow(seconds * factor)
+        case .noAnswer(let seconds): .noAnswer(seconds * factor)
+        case .cas(.ticketLifetime(let seconds)): .cas(.ticketLifetime(seconds * factor))
+        case .cm(.tokenLifetime(let seconds)): .cm(.tokenLifetime(seconds * factor))
+        default: self
+        }
+    }
+
+    /// Whether ``scaled(by:)`` changes the knob.
+    public var isTimed: Bool {
+        switch self {
+        case .slow, .noAnswer, .cas(.ticketLifetime), .cm(.tokenLifetime): true
+        default: false
+        }
+    }
+}

@@ -38,12 +38,15 @@ final class HTTPSession: Sendable {
         var exchanges = 0
     }
 
-    init(behaviour: ClientBehaviour, deadline: Date, proxy: Proxy? = nil) {
+    /// - Parameter requestTimeout: seconds to wait for one answer (`SAMLH_REQUEST_TIMEOUT`);
+    ///   nil: half the time left, between 1 and 10 s.
+    init(behaviour: ClientBehaviour, deadline: Date, requestTimeout: Double? = nil, proxy: Proxy? = nil) {
         self.behaviour = behaviour
         self.deadline = deadline
         self.proxy = proxy
         self.cookies = CookieJar(enabled: behaviour.keepCookies)
-        self.perRequestTimeout = max(1, min(10, deadline.timeIntervalSinceNow / 2))
+        let left = deadline.timeIntervalSinceNow
+        self.perRequestTimeout = requestTimeout.map { min($0, max(left, 0.05)) } ?? max(1, min(10, left / 2))
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false

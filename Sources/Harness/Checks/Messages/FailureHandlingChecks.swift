@@ -7,7 +7,9 @@ struct TimeoutCleanCheck: Check {
     static let id = "flow.timeout-clean"
 
     func evaluate(_ context: CheckContext) -> CheckOutcome {
-        let limit = context.number("client_timeout", check: Self.id) ?? 10
+        // The limit the client was told (SAMLH_REQUEST_TIMEOUT: `client_timeout`, times the
+        // run's --time-scale); a session by hand has only the parameter.
+        let limit = context.target.requestTimeout ?? context.number("client_timeout", check: Self.id) ?? 10
         let entries = MessageTraffic.clientEntries(context.entries)
         let stalls = entries.filter { entry in
             guard let response = entry.response else { return true }

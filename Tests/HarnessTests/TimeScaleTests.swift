@@ -1,0 +1,119 @@
+import Foundation
+import MockServers
+import Testing
+import TestSupport
+@testable import Harness
+
+/// `run --time-scale`: the deliberate waits, the lifetimes racing them, the client's
+/// `SAMLH_REQUEST_TIMEOUT` and the scenario timeout shrink together; `flow.timeout-clean`
+/// judges against the scaled timeout; `real_time` scenarios keep the real clock.
+@Suite struct TimeScaleTests {
+    static let loader = ScenarioLoader(mockIdPDirectory: SuiteFixture.mockIdP)
+    static let referenceClient = HarnessBinary.url.deletingLastPathComponent().appendingPathComponent("samlh-reference-client").path
+
+    static func scenario(_ path: String) throws -> Scenario {
+        try loader.load(file: SuiteFixture.repository.appendingPathComponent("Scenarios/\(path).yaml"))
+    }
+
+    static func runner(timeScale: Double) throws -> ScenarioRunner {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("time-scale-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        var runner = ScenarioRunner(loader: loader, mockIdPDirectory: SuiteFixture.mockIdP, workDirectory: work)
+        runner.timeScale = timeScale
+        return runner
+    }
+
+    @Test func theTimedKnobsScaleAndTheOthersStay() throws {
+        #expect(Knob.slow(2).scaled(by: 0.1) == .slow(0.2))
+        #expect(Knob.noAnswer(60).scaled(by: 0.1) == .noAnswer(6))
+        #expect(Knob.cas(.ticketLifetime(1)).scaled(by: 0.5) == .cas(.ticketLifetime(0.5)))
+        #expect(Knob.cm(.tokenLifetime(2)).scaled(by: 0.25) == .cm(.tokenLifetime(0.5)))
+        for knob in Knob.examples where !knob.isTimed {
+            #expect(knob.scaled(by: 0.1) == knob, "\(knob.text) changed under the time scale")
+        }
+        // A clock skew is a shifted timestamp, not a wait: it must not shrink.
+        #expect(Knob.clockSkew(-600).scaled(by: 0.1) == .clockSkew(-600))
+    }
+
+    @Test func theClientIsToldTheScaledTimeouts() async throws {
+        let scenario = try Self.scenario("web-sso/web-sso.dead-idp-timeout")
+        #expect(scenario.requestTimeout == 10)
+        for (scale, request, whole) in [(1.0, "10", "30"), (0.1, "1", "10"), (0.5, "5", "15")] {
+            let dump = FileManager.default.temporaryDirectory.appendingPathComponent("env-\(UUID().uuidString).txt")
+            defer { try? FileManager.default.removeItem(at: dump) }
+            let client = ExternalCommandClient(command: "env > '\(dump.path)'; exit 3")
+            _ = try await Self.runner(timeScale: scale).run(scenario, client: client)
+            let lines = Set(try String(contentsOf: dump, encoding: .utf8).split(separator: "\n").map(String.init))
+            #expect(lines.contains("SAMLH_REQUEST_TIMEOUT=\(request)"), "scale \(scale)")
+            #expect(lines.contains("SAMLH_TIMEOUT=\(whole)"), "scale \(scale)")
+        }
+    }
+
+    @Test func realTimeScenariosKeepTheRealClock() async throws {
+        let scenario = try Self.scenario("cas/cas-rest.short-ticket-lifetime")
+        #expect(scenario.realTime == true)
+        let dump = FileManager.default.temporaryDirectory.appendingPathComponent("env-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: dump) }
+        _ = try await Self.runner(timeScale: 0.1).run(scenario, client: ExternalCommandClient(command: "env > '\(dump.path)'; exit 3"))
+        let lines = Set(try String(contentsOf: dump, encoding: .utf8).split(separator: "\n").map(String.init))
+        #expect(lines.contains("SAMLH_REQUEST_TIMEOUT=10"))
+        // And the reference client beats the one-second ticket at a tenth of the time scale.
+        let result = try await Self.runner(timeScale: 0.1).run(scenario, client: ExternalCommandClient(command: "'\(Self.referenceClient)'"))
+        #expect(result.status == .pass, "\(result.reason ?? "")")
+    }
+
+    @Test func theReferenceClientGivesUpAtTheScaledTimeoutAndPasses() async throws {
+        // The IdP never answers (no-answer=60, 15 s at 0.25); the client is told 2.5 s (a
+        // quarter, not a tenth: a debug build on a loaded machine may need a second for an
+        // honest answer).
+        let scenario = try Self.scenario("web-sso/web-sso.dead-idp-timeout")
+        let result = try await Self.runner(timeScale: 0.25).run(scenario, client: ExternalCommandClient(command: "'\(Self.referenceClient)'"))
+        #expect(result.status == .pass, "\(result.reason ?? "")")
+        let verdict = result.verdicts.first { $0.check == "flow.timeout-clean" }
+        #expect(verdict?.status == .pass)
+        #expect(result.client?.error?.lowercased().contains("time") == true, "\(result.client?.error ?? "")")
+        // At the real clock the same client would have waited 10 s for the answer.
+        #expect(result.seconds < 10)
+    }
+
+    @Test func aClientThatIgnoresTheScaledTimeoutIsCaught() async throws {
+        // curl waits its own 5 s on the dead IdP, five times the 1 s it was told.
+        let scenario = try Self.scenario("web-sso/web-sso.dead-idp-timeout")
+        let client = ExternalCommandClient(command: #"""
+            curl -s -L -m 5 -o /dev/null "$SAMLH_START_URL"
+            printf '{"outcome":"failure","error":"timed out"}' > "$SAMLH_RESULT_FILE"
+            """#)
+        let result = try await Self.runner(timeScale: 0.1).run(scenario, client: client)
+        let verdict = result.verdicts.first { $0.check == "flow.timeout-clean" }
+        #expect(verdict?.status == .fail)
+        #expect(verdict?.reason.contains("within 1.0 s") == true, "\(verdict?.reason ?? "")")
+        #expect(result.status == .fail)
+    }
+
+    @Test func scenariosThatWaitStartFirst() throws {
+        let ids = ["web-sso/web-sso.wrong-audience", "web-sso/web-sso.slow-idp", "web-sso/web-sso.dead-idp-timeout",
+                   "cas/cas-rest.ticket-reuse"]
+        let scenarios = try ids.map(Self.scenario)
+        #expect(RunEngine.deliberateWait(scenarios[1]) == 2)
+        // no-answer=60 is held only as long as the client's 10 s request timeout.
+        #expect(RunEngine.deliberateWait(scenarios[2]) == 10)
+        #expect(RunEngine.longestFirst(scenarios).map(\.id)
+            == ["web-sso.dead-idp-timeout", "web-sso.slow-idp", "web-sso.wrong-audience", "cas-rest.ticket-reuse"])
+    }
+
+    @Test func theScaleIsRecordedInTheReports() throws {
+        var run = ReportFixture.run()
+        #expect(run.timeScale == nil)
+        run = RunReport(client: "reference", catalog: run.catalog, shards: [], started: run.started, durationSeconds: 8.5,
+                        jobs: 2, timeScale: 0.1, evaluatedChecks: run.evaluatedChecks, results: run.results)
+        let report = ConformanceReport(runs: [run], secretsMasked: true)
+        let json = String(decoding: try ReportFormat.json.render(report), as: UTF8.self)
+        #expect(json.contains(#""time_scale":0.1"#) || json.contains(#""time_scale" : 0.1"#))
+        #expect(MarkdownWriter.render(report).contains("time scale 0.1"))
+        #expect(HTMLReportWriter.render(report).contains("time scale 0.1"))
+        #expect(ScenarioTarget.scaledTimeout(30, by: 0.1) == 10)
+        #expect(ScenarioTarget.scaledTimeout(120, by: 0.1) == 12)
+        #expect(ScenarioTarget.scaledTimeout(5, by: 0.1) == 5)
+        #expect(ScenarioTarget.scaledTimeout(30, by: 1) == 30)
+    }
+}
