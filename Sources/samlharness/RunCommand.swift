@@ -116,6 +116,12 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         var selected = catalog.selecting(try ScenarioFilter(filters))
+        // A filter that matches nothing (a typo in a CI job) must not pass as a green run.
+        if selected.isEmpty {
+            let what = filters.isEmpty ? "the catalog is empty" : "no scenario matches " + filters.map { "--filter '\($0)'" }.joined(separator: " ")
+            FileHandle.standardError.write(Data("error: \(what) (\(catalog.scenarios.count) scenarios read; `samlharness list --filter …` shows a selection)\n".utf8))
+            throw ExitCode(2)
+        }
         // The whole selection's digest, before sharding: shards of one catalog share it.
         let catalogInfo = CatalogInfo.of(selected)
         if let shard {

@@ -47,6 +47,21 @@ import TestSupport
         #expect(usage.stderr.contains("no flow `nope`"))
     }
 
+    @Test func runRefusesAFilterThatMatchesNothingAndABadTimeScale() async throws {
+        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("empty-run-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: reports) }
+        let empty = try await HarnessBinary.run(["run", "--client", "true", "--filter", "web-sso.no-such-scenario",
+                                                 "--report-dir", reports.path])
+        #expect(empty.status == 2)
+        #expect(empty.stderr.contains("no scenario matches --filter 'web-sso.no-such-scenario'"), "\(empty.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: reports.appendingPathComponent("results.jsonl").path))
+        for bad in ["0", "2", "fast"] {
+            let outcome = try await HarnessBinary.run(["run", "--client", "true", "--time-scale", bad, "--report-dir", reports.path])
+            #expect(outcome.status == 64 || outcome.status == 2, "--time-scale \(bad): \(outcome.status)")
+            #expect(outcome.stderr.contains("time-scale"), "\(outcome.stderr)")
+        }
+    }
+
     @Test func listChecksNamesEveryCheck() async throws {
         let outcome = try await HarnessBinary.run(["list", "--checks"])
         #expect(outcome.status == 0)

@@ -118,7 +118,7 @@ extension MockIdP {
             acs = endpoint.location
         }
         let encryption = sp.keyDescriptors.first { $0.use == .encryption } ?? sp.keyDescriptors.first { $0.isForEncryption }
-        let certificate = try encryption?.certificates.first.map { try Certificate(base64DER: $0) }
+        let certificate = try encryption?.certificates.first.map { try Certificate.cached(base64DER: $0) }
         let slo = sp.singleLogoutServices.first { $0.binding == SAMLBindingURI.httpRedirect }?.location
         return KnownSP(entityID: entityID, acsURL: acs, encryptionCertificate: certificate, fromMetadata: true,
                        singleLogoutURL: slo)

@@ -5,11 +5,14 @@
 /// HTMLText.decodeEntities("https&#x3a;//a") // "https://a"
 /// ```
 public enum HTMLText {
+    /// The ASCII bytes ``escape(_:)`` leaves alone.
+    private static let plain = CharacterEscaping.PlainASCII(printableExcept: "&<>\"'")
+
     /// Escapes every character that could end an attribute value or start markup, whatever
     /// the quoting (HTML Standard §13.1.2.3 attribute values; OWASP XSS rule #2):
     /// `&` `<` `>` `"` `'` become `&amp; &lt; &gt; &quot; &#39;`.
     public static func escape(_ value: String) -> String {
-        CharacterEscaping.escape(value) { scalar in
+        CharacterEscaping.escape(value, plain: plain) { scalar in
             switch scalar {
             case "&": "&amp;"
             case "<": "&lt;"

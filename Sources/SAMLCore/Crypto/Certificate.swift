@@ -51,6 +51,34 @@ public final class Certificate: @unchecked Sendable {
         try self.init(der: Array(data))
     }
 
+    /// ``init(base64DER:)`` through a small cache: the certificates of SP metadata and of
+    /// `ds:KeyInfo` come back with every login (at most 256 kept; the cache starts over when
+    /// full, so a stream of distinct certificates costs only the parse).
+    public static func cached(base64DER: String) throws -> Certificate {
+        if let known = DERCache.shared.lookup(base64DER) { return known }
+        let certificate = try Certificate(base64DER: base64DER)
+        DERCache.shared.store(base64DER, certificate)
+        return certificate
+    }
+
+    private final class DERCache: @unchecked Sendable {
+        static let shared = DERCache()
+        static let capacity = 256
+        private let lock = NSLock()
+        private var entries: [String: Certificate] = [:]
+
+        func lookup(_ text: String) -> Certificate? {
+            lock.withLock { entries[text] }
+        }
+
+        func store(_ text: String, _ certificate: Certificate) {
+            lock.withLock {
+                if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+                entries[text] = certificate
+            }
+        }
+    }
+
     /// Loads a PEM certificate file.
     public convenience init(contentsOf url: URL) throws {
         let text: String

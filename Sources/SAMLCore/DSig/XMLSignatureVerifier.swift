@@ -135,7 +135,7 @@ public struct XMLSignatureVerifier: Sendable {
         guard let text = signature.firstChild("KeyInfo", SAMLNamespace.dsig)?
             .firstChild("X509Data", SAMLNamespace.dsig)?
             .firstChild("X509Certificate", SAMLNamespace.dsig)?.text else { return nil }
-        return try? Certificate(base64DER: text)
+        return try? Certificate.cached(base64DER: text)
     }
 
     private enum Outcome { case valid, digestMismatch, signatureMismatch, unusableKey }

@@ -56,10 +56,15 @@ public struct XMLWriter: Sendable {
         }
     }
 
+    /// The ASCII bytes ``escapeText(_:)`` and ``escapeAttribute(_:)`` leave alone (TAB and
+    /// LF stay in text; in attributes they become references).
+    private static let plainText = CharacterEscaping.PlainASCII(printableExcept: "&<>", extra: [0x09, 0x0A])
+    private static let plainAttribute = CharacterEscaping.PlainASCII(printableExcept: "&<>\"")
+
     /// XML 1.0 §2.4 character data: `&` and `<` must be escaped, `>` is escaped so `]]>` can
     /// never appear; CR as `&#xD;` so it survives end-of-line normalisation (C14N 1.0 §1.1).
     public static func escapeText(_ value: String) -> String {
-        CharacterEscaping.escape(value) { scalar in
+        CharacterEscaping.escape(value, plain: plainText) { scalar in
             switch scalar {
             case "&": "&amp;"
             case "<": "&lt;"
@@ -84,7 +89,7 @@ public struct XMLWriter: Sendable {
     /// XML 1.0 §3.3.3 attribute values: `&`, `<`, `"` escaped, and TAB, LF, CR as character
     /// references so attribute-value normalisation does not turn them into spaces.
     public static func escapeAttribute(_ value: String) -> String {
-        CharacterEscaping.escape(value) { scalar in
+        CharacterEscaping.escape(value, plain: plainAttribute) { scalar in
             switch scalar {
             case "&": "&amp;"
             case "<": "&lt;"
