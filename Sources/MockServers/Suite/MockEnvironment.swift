@@ -122,7 +122,10 @@ public final class MockEnvironment: Sendable {
     public var idpEntityID: String { expand(profile.profile.idp.entityID, base: baseURL(of: "idp")) }
     public var spEntityID: String { expand(profile.profile.sp.entityID, base: baseURL(of: "sp")) }
 
+    /// `template` with `{base}` replaced (read on every SSO request: the standard library's
+    /// `replacing`, not Foundation's UTF-16 bridging, and nothing at all without a `{`).
     func expand(_ template: String, base: String) -> String {
-        template.replacingOccurrences(of: "{base}", with: base)
+        guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
+        return template.replacing("{base}", with: base)
     }
 }
