@@ -172,8 +172,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         let counts = Dictionary(grouping: results, by: \.status).mapValues(\.count)
         let notEvaluated = results.flatMap(\.verdicts).filter { $0.status == .notEvaluated }.count
-        print(String(format: "%d scenarios in %.1f s: %d pass, %d fail, %d error, %d skipped; %d check verdicts not evaluated by this build; results in %@",
-                     results.count, duration, counts[.pass] ?? 0, counts[.fail] ?? 0,
+        print(String(format: "%d scenarios in %.1f s%@: %d pass, %d fail, %d error, %d skipped; %d check verdicts not evaluated by this build; results in %@",
+                     results.count, duration, timeScale == 1 ? "" : String(format: " (--time-scale %g)", timeScale), counts[.pass] ?? 0, counts[.fail] ?? 0,
                      counts[.error] ?? 0, counts[.skipped] ?? 0, notEvaluated, reports.appendingPathComponent("results.jsonl").path))
         if (counts[.fail] ?? 0) + (counts[.error] ?? 0) > 0 { throw ExitCode(1) }
     }
