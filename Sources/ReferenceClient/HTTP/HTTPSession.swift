@@ -130,30 +130,47 @@ final class HTTPSession: Sendable {
     /// challenged response's status and headers and cancels the task; this method turns that
     /// cancellation back into the 401/407 answer (without its body), which the client then
     /// answers itself (Digest included, which Linux URLSession does not implement).
-    private func load(_ request: URLRequest) async throws -> Answer {
+    ///
+    /// `seconds` (and a quarter second) after the start the exchange ends as `.timedOut`
+    /// whatever URLSession does: its `timeoutInterval` is an idle timer of FoundationNetworking's
+    /// libcurl driver, and the per-request limit (`SAMLH_REQUEST_TIMEOUT`) is this client's
+    /// promise. The abandoned task is cancelled, not waited for.
+    private func load(_ request: URLRequest, within seconds: TimeInterval) async throws -> Answer {
         let box = Locked<URLSessionDataTask?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, Error>) in
+                let resumed = Locked(false)
+                let finish: @Sendable (Result<Answer, Error>) -> Bool = { result in
+                    let first = resumed.withLock { done -> Bool in
+                        defer { done = true }
+                        return !done
+                    }
+                    if first { continuation.resume(with: result) }
+                    return first
+                }
                 let delegate = self.delegate
                 let task = session.dataTask(with: request) { data, response, error in
                     if let error {
                         if let challenged = box.withLock({ $0 }).flatMap({ delegate.takeChallenge(for: $0.taskIdentifier) }) {
-                            continuation.resume(returning: Answer(status: challenged.status, headers: challenged.headers, body: Data()))
+                            _ = finish(.success(Answer(status: challenged.status, headers: challenged.headers, body: Data())))
                         } else {
-                            continuation.resume(throwing: error)
+                            _ = finish(.failure(error))
                         }
                     } else if let http = response as? HTTPURLResponse {
                         var headers: [String: String] = [:]
                         for (name, value) in http.allHeaderFields {
                             if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
                         }
-                        continuation.resume(returning: Answer(status: http.statusCode, headers: headers, body: data ?? Data()))
+                        _ = finish(.success(Answer(status: http.statusCode, headers: headers, body: data ?? Data())))
                     } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
+                        _ = finish(.failure(URLError(.badServerResponse)))
                     }
                 }
                 box.withLock { $0 = task }
                 task.resume()
+                DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds) + 0.25) {
+                    if finish(.failure(URLError(.timedOut))) { task.cancel() }
+                }
             }
         } onCancel: {
             box.withLock { $0 }?.cancel()
@@ -177,7 +194,7 @@ final class HTTPSession: Sendable {
         state.withLock { $0.exchanges += 1 }
         let answer: Answer
         do {
-            answer = try await load(urlRequest)
+            answer = try await load(urlRequest, within: urlRequest.timeoutInterval)
         } catch let error as URLError where error.code == .cancelled && Task.isCancelled {
             throw ClientFailure("timed out during \(request.method) \(request.url.absoluteString)")
         } catch let error as URLError where error.code == .timedOut {
