@@ -71,9 +71,11 @@ struct BenchReport: Codable {
         if let two = catalog?.filter({ $0.jobs == 2 && $0.filter == nil }).min(by: { $0.timeScale < $1.timeScale }),
            two.scenarios > 0 {
             let rss = two.treePeakRSSMegabytes ?? two.runnerPeakRSSMegabytes
+            let realClock = two.timeScale == 1 ? nil : catalog?.first { $0.jobs == 2 && $0.filter == nil && $0.timeScale == 1 }
             targets.append(Target(id: "catalog", goal: "full catalog (≥ 120 scenarios) ≤ 10 s with --jobs 2, peak RSS ≤ 200 MB",
                                   measured: String(format: "%d scenarios, %.1f s at --time-scale %g, %.0f MB peak (runner and clients)",
-                                                   two.scenarios, two.wallSeconds, two.timeScale, rss),
+                                                   two.scenarios, two.wallSeconds, two.timeScale, rss)
+                                      + (realClock.map { String(format: "; %.1f s at the real clock", $0.wallSeconds) } ?? ""),
                                   met: two.scenarios >= 120 && two.wallSeconds <= 10 && rss <= 200))
         } else {
             targets.append(Target(id: "catalog", goal: "full catalog (≥ 120 scenarios) ≤ 10 s with --jobs 2, peak RSS ≤ 200 MB",

@@ -91,11 +91,23 @@ import TestSupport
         #expect(result.seconds < 10)
     }
 
+    @Test func theMocksWaitTheScaledTime() async throws {
+        // slow=2 on the SSO endpoint: at the real clock no login can end before 2 s.
+        let (outcome, results) = try await Self.runReference("web-sso.slow-idp", scale: 0.1)
+        #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
+        let result = try #require(results.first)
+        #expect(result.status == .pass, "\(result.reason ?? "")")
+        #expect(result.seconds < 2, "slow=2 at --time-scale 0.1 took \(result.seconds) s")
+        // And the same scenario at the real clock does wait its 2 s.
+        let (_, real) = try await Self.runReference("web-sso.slow-idp", scale: 1)
+        #expect((real.first?.seconds ?? 0) >= 2)
+    }
+
     @Test func aClientThatIgnoresTheScaledTimeoutIsCaught() async throws {
-        // curl waits its own 5 s on the dead IdP, five times the 1 s it was told.
+        // curl waits its own 3 s on the dead IdP, three times the 1 s it was told.
         let scenario = try Self.scenario("web-sso/web-sso.dead-idp-timeout")
         let client = ExternalCommandClient(command: #"""
-            curl -s -L -m 5 -o /dev/null "$SAMLH_START_URL"
+            curl -s -L -m 3 -o /dev/null "$SAMLH_START_URL"
             printf '{"outcome":"failure","error":"timed out"}' > "$SAMLH_RESULT_FILE"
             """#)
         let result = try await Self.runner(timeScale: 0.1).run(scenario, client: client)

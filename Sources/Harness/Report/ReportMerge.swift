@@ -43,7 +43,9 @@ public enum ReportMerge {
             client: first.run.client, harnessVersion: first.run.harnessVersion, catalog: first.run.catalog,
             shards: Array(Set(shards)).sorted(), started: runs.map(\.run.started).min() ?? first.run.started,
             durationSeconds: durations.count == runs.count ? durations.max() : nil,
-            jobs: runs.compactMap(\.run.jobs).max(), timeScale: first.run.timeScale,
+            jobs: runs.compactMap(\.run.jobs).max(),
+            // Shards run at different time scales have no one scale to show.
+            timeScale: Set(runs.map { $0.run.timeScale ?? 1 }).count == 1 ? first.run.timeScale : nil,
             evaluatedChecks: Array(Set(runs.flatMap(\.run.evaluatedChecks))).sorted(), results: results)
         return ConformanceReport(runs: [merged], secretsMasked: inputs.allSatisfy(\.report.secretsMasked))
     }

@@ -28,13 +28,24 @@ public struct SecretMasker: Sendable {
     /// - Parameter secrets: the scenario's own secrets (password, second-factor code);
     ///   values shorter than 3 characters are not masked (they would mask half the text).
     public init(secrets: [String] = []) {
-        var variants: Set<String> = []
-        var sources: [String] = []
+        // Kept apart by their bytes: Swift's String equality (and so a Set<String>) takes
+        // the composed and decomposed forms of a text for one.
+        var variants = ByteDistinct()
+        var sources = ByteDistinct()
         for secret in secrets where secret.count >= 3 {
             variants.insert(secret)
             // A client that does not encode its form body sends spaces as `+`, the rest raw.
             variants.insert(secret.replacingOccurrences(of: " ", with: "+"))
-            sources += [secret, secret.replacingOccurrences(of: " ", with: "+")]
+            sources.insert(secret)
+            sources.insert(secret.replacingOccurrences(of: " ", with: "+"))
+            // The search is on bytes: a client that sends the password composed (NFC) or
+            // decomposed (NFD) otherwise than the profile stores it is masked too.
+            for form in [secret.precomposedStringWithCanonicalMapping, secret.decomposedStringWithCanonicalMapping] {
+                variants.insert(form)
+                variants.insert(form.replacingOccurrences(of: " ", with: "+"))
+                sources.insert(form)
+                sources.insert(form.replacingOccurrences(of: " ", with: "+"))
+            }
             variants.insert(PercentEncoding.formEncode(secret))
             variants.insert(PercentEncoding.queryComponentEncode(secret))
             variants.insert(Self.lowercaseEscapes(PercentEncoding.formEncode(secret)))
@@ -49,8 +60,8 @@ public struct SecretMasker: Sendable {
                 variants.insert(String(text.dropFirst().dropLast()))
             }
         }
-        literals = variants.filter { $0.count >= 3 }.sorted { $0.count > $1.count }
-        fragmentSources = Array(Set(sources)).sorted { $0.count > $1.count }
+        literals = variants.values.filter { $0.count >= 3 }.sorted { $0.utf8.count > $1.utf8.count }
+        fragmentSources = sources.values.sorted { $0.utf8.count > $1.utf8.count }
         var windows: Set<[UInt8]> = []
         for source in fragmentSources {
             let bytes = Array(source.utf8)
@@ -58,6 +69,16 @@ public struct SecretMasker: Sendable {
             for start in 0...(bytes.count - Self.fragmentLength) { windows.insert(Array(bytes[start..<(start + Self.fragmentLength)])) }
         }
         fragmentWindows = windows
+    }
+
+    /// Strings distinct by their UTF-8 bytes, in the order first inserted.
+    struct ByteDistinct {
+        private(set) var values: [String] = []
+        private var seen: Set<[UInt8]> = []
+
+        mutating func insert(_ value: String) {
+            if seen.insert(Array(value.utf8)).inserted { values.append(value) }
+        }
     }
 
     /// Pieces this long or longer of a secret are masked in evidence.
@@ -69,11 +90,13 @@ public struct SecretMasker: Sendable {
     /// the secret's length.
     public func evidence(_ text: String) -> String {
         var result = self.text(text)
-        guard result.utf8.count <= 4096, !fragmentWindows.isEmpty, mayHoldFragment(result) else { return result }
-        for source in fragmentSources {
-            let characters = Array(source)
-            guard characters.count >= Self.fragmentLength else { continue }
-            for length in stride(from: characters.count, through: Self.fragmentLength, by: -1) {
+        guard result.count <= 4096, !fragmentWindows.isEmpty, mayHoldFragment(result) else { return result }
+        // Longest pieces first across every form of every secret, so that the longest quote
+        // goes whole before a shorter piece of another form cuts it.
+        let sources = fragmentSources.map(Array.init).filter { $0.count >= Self.fragmentLength }
+        guard let longest = sources.map(\.count).max() else { return result }
+        for length in stride(from: longest, through: Self.fragmentLength, by: -1) {
+            for characters in sources where characters.count >= length {
                 for start in 0...(characters.count - length) {
                     let piece = String(characters[start..<(start + length)])
                     if FastText.contains(result, piece) { result = result.replacingOccurrences(of: piece, with: Self.mark) }
@@ -211,16 +234,21 @@ public struct SecretMasker: Sendable {
         /// regard to ASCII case): a text without any is not handed to the regex engine,
         /// which costs a UTF-16 copy of the whole text per rule.
         let triggers: [String]
+        /// ICU folds some non-ASCII letters onto ASCII ones when it ignores case (`ſ` is
+        /// `s`): such a rule sees every text that is not pure ASCII.
+        let foldsCase: Bool
 
         init(_ pattern: String, _ template: String, options: NSRegularExpression.Options = [], triggers: [String]) {
             // The patterns are constants of this file; a typo is caught by the masking tests.
             expression = try? NSRegularExpression(pattern: pattern, options: options)
             self.template = template
             self.triggers = triggers
+            foldsCase = options.contains(.caseInsensitive)
         }
 
         func mayMatch(_ text: String) -> Bool {
-            triggers.contains { FastText.containsIgnoringASCIICase(text, lowercased: $0) }
+            if foldsCase, text.utf8.contains(where: { $0 >= 0x80 }) { return true }
+            return triggers.contains { FastText.containsIgnoringASCIICase(text, lowercased: $0) }
         }
 
         func apply(_ text: String) -> String {
@@ -279,10 +307,12 @@ public struct SecretMasker: Sendable {
 }
 
 /// Substring tests on UTF-8 bytes, without Foundation's NSString bridging (a UTF-16 copy per
-/// call): masking runs them over every header, URL and body of every trace.
+/// call): masking runs them over every header, URL and body of every trace. Byte equality,
+/// not canonical equivalence: ``SecretMasker`` adds the NFC and NFD forms of each secret.
 enum FastText {
     /// Whether `needle`'s bytes occur in `haystack`'s (for valid UTF-8 the same as a
-    /// substring test on scalars).
+    /// substring test on Unicode scalars; `String.contains` also equates canonically
+    /// equivalent text, this does not).
     static func contains(_ haystack: String, _ needle: String) -> Bool {
         var haystack = haystack
         var needle = needle

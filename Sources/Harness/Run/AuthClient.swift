@@ -65,19 +65,23 @@ public struct InProcessClient<Client: AuthClient>: ClientAdapter {
             group.cancelAll()
             return first
         }
-        let seconds = Date().timeIntervalSince(started)
+        let ended = Date()
+        let seconds = ended.timeIntervalSince(started)
+        var execution: ClientExecution
         switch finished {
         case .report(let report):
             let failed = report.outcome?.lowercased() == "failure"
-            return ClientExecution(status: failed ? 1 : 0, timedOut: false, report: report, seconds: seconds)
+            execution = ClientExecution(status: failed ? 1 : 0, timedOut: false, report: report, seconds: seconds)
         case .thrown(let description):
-            return ClientExecution(status: 1, timedOut: false,
-                                   report: ClientReport(outcome: "failure", error: description), seconds: seconds)
+            execution = ClientExecution(status: 1, timedOut: false,
+                                        report: ClientReport(outcome: "failure", error: description), seconds: seconds)
         case .timedOut:
-            return ClientExecution(status: nil, timedOut: true, report: nil, seconds: seconds)
+            execution = ClientExecution(status: nil, timedOut: true, report: nil, seconds: seconds)
         case .stopped(let reason):
-            return ClientExecution(status: nil, timedOut: false, report: nil, seconds: seconds, stopped: reason)
+            execution = ClientExecution(status: nil, timedOut: false, report: nil, seconds: seconds, stopped: reason)
         }
+        execution.ended = ended
+        return execution
     }
 }
 

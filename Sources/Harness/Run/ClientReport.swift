@@ -50,6 +50,9 @@ public struct ClientExecution: Sendable, Equatable {
     public var reportProblem: String?
     public var launchError: String?
     public var seconds: Double
+    /// When the client ended (its process exited, its in-process run returned); nil when
+    /// unknown (a session by hand).
+    public var ended: Date?
     /// Why the runner stopped it before its timeout (it flooded the mocks…).
     public var stopped: String?
     /// Driven by hand (`serve --scenario --verdicts-out`): there is no client report; the

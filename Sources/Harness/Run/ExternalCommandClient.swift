@@ -37,10 +37,13 @@ public struct ExternalCommandClient: ClientAdapter {
         full.merge(scenarioEnvironment) { $1 }
         let outcome = await ClientProcessRunner().run(command: command, directory: directory, environment: full,
                                                       timeout: timeout, stop: stop)
+        let ended = Date()
         let (report, problem) = outcome.launchError == nil ? ClientReport.read(resultFile) : (nil, nil)
-        return ClientExecution(status: outcome.status, timedOut: outcome.timedOut, stdout: outcome.stdout,
-                               stderr: outcome.stderr, report: report, reportProblem: problem,
-                               launchError: outcome.launchError, seconds: outcome.seconds, stopped: outcome.stopped)
+        var execution = ClientExecution(status: outcome.status, timedOut: outcome.timedOut, stdout: outcome.stdout,
+                                        stderr: outcome.stderr, report: report, reportProblem: problem,
+                                        launchError: outcome.launchError, seconds: outcome.seconds, stopped: outcome.stopped)
+        execution.ended = ended
+        return execution
     }
 
     /// A client file (`--client-file client.yaml`):

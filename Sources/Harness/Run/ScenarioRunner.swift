@@ -28,9 +28,10 @@ public struct ScenarioRunner: Sendable {
     /// Whether results carry the scenario's trace (``ScenarioTrace``) for the reports.
     public var recordsTrace = true
     /// How fast the scenarios' clock runs (`run --time-scale`): 0.1 makes every deliberate
-    /// wait (`slow`, `no-answer`), the lifetimes that race them, the client's
-    /// `SAMLH_REQUEST_TIMEOUT` and the scenario timeout a tenth as long. Scenarios marked
-    /// `real_time` keep 1.
+    /// wait (`slow`, `no-answer`), the lifetimes that race them and the client's
+    /// `SAMLH_REQUEST_TIMEOUT` a tenth as long, and the scenario timeout too but never below
+    /// min(10 s, its real value) (``ScenarioTarget/scaledTimeout(_:by:)``). A `timeoutOverride`
+    /// is not scaled. Scenarios marked `real_time` keep 1.
     public var timeScale: Double = 1
 
     /// - Parameter logger: the mocks' logger; by default only critical messages (a mock
