@@ -234,6 +234,7 @@ import TestSupport
         #expect(masker.evidence("…b+b&% cafe\u{301}&next=1").contains("caf") == false)
         // ICU's case-insensitive matching folds ſ (U+017F) onto s: the rule still runs.
         #expect(masker.text("pa\u{17F}\u{17F}word=hunter2") == "pa\u{17F}\u{17F}word=[masked]")
+        #expect(masker.text("PA\u{17F}SWORD=hunter2 \u{212A}") == "PA\u{17F}SWORD=[masked] \u{212A}")
         // The trigger words skip the regex engine only where no rule could match.
         #expect(masker.text("Authorization: Basic YWxpY2U6c2VjcmV0") == "Authorization: Basic [masked]")
         #expect(masker.text("{\"access_token\": \"abc.def\"}") == "{\"access_token\": \"[masked]\"}")

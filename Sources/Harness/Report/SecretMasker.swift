@@ -234,8 +234,9 @@ public struct SecretMasker: Sendable {
         /// regard to ASCII case): a text without any is not handed to the regex engine,
         /// which costs a UTF-16 copy of the whole text per rule.
         let triggers: [String]
-        /// ICU folds some non-ASCII letters onto ASCII ones when it ignores case (`ſ` is
-        /// `s`): such a rule sees every text that is not pure ASCII.
+        /// ICU folds two non-ASCII letters onto ASCII ones when it ignores case: `ſ`
+        /// (U+017F) is `s` and the Kelvin sign (U+212A) is `k`. A case-insensitive rule sees
+        /// every text that holds either.
         let foldsCase: Bool
 
         init(_ pattern: String, _ template: String, options: NSRegularExpression.Options = [], triggers: [String]) {
@@ -247,7 +248,7 @@ public struct SecretMasker: Sendable {
         }
 
         func mayMatch(_ text: String) -> Bool {
-            if foldsCase, text.utf8.contains(where: { $0 >= 0x80 }) { return true }
+            if foldsCase, FastText.contains(text, "\u{17F}") || FastText.contains(text, "\u{212A}") { return true }
             return triggers.contains { FastText.containsIgnoringASCIICase(text, lowercased: $0) }
         }
 
