@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Harness
 import MockServers
 import NIOCore
 import NIOHTTP1
@@ -121,12 +122,12 @@ struct BenchWebSSOClient: Sendable {
     func login() async throws -> LoginThroughput.Timing {
         let started = ContinuousClock.now
         let session = LoadDriver.Session(client: client)
-        let spOrigin = Self.origin(secureURL)
+        let spOrigin = AttackBrowser.origin(of: secureURL)
         var idp = Duration.zero
         func send(_ method: HTTPMethod, _ url: String, body: String? = nil) async throws -> (Int, [(String, String)], String) {
             let sent = ContinuousClock.now
             let answer = try await session.send(method, url, body: body)
-            if Self.origin(url) != spOrigin { idp += ContinuousClock.now - sent }
+            if AttackBrowser.origin(of: url) != spOrigin { idp += ContinuousClock.now - sent }
             return answer
         }
         var url = secureURL
@@ -150,12 +151,6 @@ struct BenchWebSSOClient: Sendable {
             (status, headers, body) = try await send(.POST, action, body: QueryParameter.formEncoded(fields(of: form)))
         }
         throw Failure(description: "the login did not end after 12 pages (last: \(url))")
-    }
-
-    /// `scheme://host:port` of `url`.
-    static func origin(_ url: String) -> String {
-        guard let components = URLComponents(string: url) else { return url }
-        return "\(components.scheme ?? "")://\(components.host ?? ""):\(components.port ?? -1)"
     }
 
     /// What a browser submits (HTML §4.10.21.4, constructing the entry list): every named

@@ -79,8 +79,9 @@ public struct AttackBrowser: Sendable {
         throw AttackSPError.tooManyRedirects(maxRedirects, chain.last ?? acs)
     }
 
-    /// `scheme://host:port` (the port spelled out), lowercased.
-    static func origin(of url: String) -> String? {
+    /// `scheme://host:port` (the port spelled out), lowercased: two URLs are same-origin
+    /// exactly when these are equal (RFC 6454 §4).
+    public static func origin(of url: String) -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               let host = components.host?.lowercased() else { return nil }
         let port = components.port ?? (scheme == "https" ? 443 : 80)

@@ -49,11 +49,8 @@ public struct CheckContext: Sendable {
 
     /// A number parameter, or the descriptor's default.
     public func number(_ name: String, check: String) -> Double? {
-        switch params[name] {
-        case .integer(let value): return Double(value)
-        case .number(let value): return value
-        default: return CheckCatalog.descriptor(check)?.parameters.first { $0.name == name }.flatMap { Double($0.defaultValue) }
-        }
+        if let value = params[name]?.numberValue { return value }
+        return CheckCatalog.descriptor(check)?.parameters.first { $0.name == name }.flatMap { Double($0.defaultValue) }
     }
 
     /// The exchanges a mock answered (`idp`, `sp`, `auth`, `proxy`, `cas`, `adfs`, `cm`, or a

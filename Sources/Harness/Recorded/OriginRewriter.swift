@@ -22,7 +22,7 @@ struct OriginRewriter: Sendable {
             for spelling in spellings {
                 variants.append((spelling, local))
                 variants.append((PercentEncoding.queryComponentEncode(spelling), PercentEncoding.queryComponentEncode(local)))
-                variants.append((PercentEncoding.queryComponentEncode(spelling).lowercasedPercentEscapes,
+                variants.append((PercentEncoding.lowercasingEscapes(PercentEncoding.queryComponentEncode(spelling)),
                                  PercentEncoding.queryComponentEncode(local)))
                 variants.append((spelling.replacingOccurrences(of: "/", with: "\\/"), local.replacingOccurrences(of: "/", with: "\\/")))
                 for (colon, slash) in [("&#x3a;", "&#x2f;"), ("&#X3A;", "&#X2F;"), ("&#58;", "&#47;"), (":", "&#x2f;"), (":", "&#47;")] {
@@ -66,25 +66,5 @@ struct OriginRewriter: Sendable {
             rest = rest[range.upperBound...]
         }
         return out + rest
-    }
-}
-
-extension String {
-    /// `%2F` → `%2f` (some encoders write lowercase hex; RFC 3986 §2.1 says they are equivalent).
-    fileprivate var lowercasedPercentEscapes: String {
-        var out = ""
-        var pending = 0
-        for character in self {
-            if character == "%" {
-                pending = 2
-                out.append(character)
-            } else if pending > 0 {
-                out += character.lowercased()
-                pending -= 1
-            } else {
-                out.append(character)
-            }
-        }
-        return out
     }
 }

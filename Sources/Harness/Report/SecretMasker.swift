@@ -21,9 +21,10 @@ public struct SecretMasker: Sendable {
     /// The forms of the secrets a buggy client sends unencoded (as typed; spaces as `+`),
     /// whose pieces evidence may quote (``evidence(_:)``).
     let fragmentSources: [String]
-    /// Every ``fragmentLength``-byte window of the ``fragmentSources``: a text that holds
-    /// none of them holds no piece worth masking, which is the common case.
-    let fragmentWindows: Set<[UInt8]>
+    /// Every ``fragmentLength``-byte window of the ``fragmentSources``, its bytes packed in
+    /// one integer: a text that holds none of them holds no piece worth masking, which is
+    /// the common case.
+    let fragmentWindows: Set<UInt64>
 
     /// - Parameter secrets: the scenario's own secrets (password, second-factor code);
     ///   values shorter than 3 characters are not masked (they would mask half the text).
@@ -48,7 +49,7 @@ public struct SecretMasker: Sendable {
             }
             variants.insert(PercentEncoding.formEncode(secret))
             variants.insert(PercentEncoding.queryComponentEncode(secret))
-            variants.insert(Self.lowercaseEscapes(PercentEncoding.formEncode(secret)))
+            variants.insert(PercentEncoding.lowercasingEscapes(PercentEncoding.formEncode(secret)))
             variants.insert(secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret)
             variants.insert(HTMLText.escape(secret))
             variants.insert(Self.xmlEscape(secret))
@@ -62,11 +63,12 @@ public struct SecretMasker: Sendable {
         }
         literals = variants.values.filter { $0.count >= 3 }.sorted { $0.utf8.count > $1.utf8.count }
         fragmentSources = sources.values.sorted { $0.utf8.count > $1.utf8.count }
-        var windows: Set<[UInt8]> = []
+        var windows: Set<UInt64> = []
         for source in fragmentSources {
-            let bytes = Array(source.utf8)
-            guard bytes.count >= Self.fragmentLength else { continue }
-            for start in 0...(bytes.count - Self.fragmentLength) { windows.insert(Array(bytes[start..<(start + Self.fragmentLength)])) }
+            Self.forEachWindow(of: source) { window in
+                windows.insert(window)
+                return true
+            }
         }
         fragmentWindows = windows
     }
@@ -109,13 +111,24 @@ public struct SecretMasker: Sendable {
     /// Whether some ``fragmentLength``-byte window of `text` is one of a secret's (a piece
     /// of a secret that is not on a character boundary is still found by the exact search).
     func mayHoldFragment(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= Self.fragmentLength else { return false }
-        for start in 0...(bytes.count - Self.fragmentLength)
-        where fragmentWindows.contains(Array(bytes[start..<(start + Self.fragmentLength)])) {
-            return true
+        var found = false
+        Self.forEachWindow(of: text) { window in
+            if fragmentWindows.contains(window) { found = true }
+            return !found
         }
-        return false
+        return found
+    }
+
+    /// Calls `body` with each 8-byte window (``fragmentLength``, one `UInt64`) of `text`'s
+    /// UTF-8, its bytes packed in order, until `body` returns false.
+    static func forEachWindow(of text: String, _ body: (UInt64) -> Bool) {
+        var window: UInt64 = 0
+        var count = 0
+        for byte in text.utf8 {
+            window = (window << 8) | UInt64(byte)
+            count += 1
+            if count >= fragmentLength, !body(window) { return }
+        }
     }
 
     // MARK: - Text
@@ -287,23 +300,6 @@ public struct SecretMasker: Sendable {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
             .replacingOccurrences(of: "'", with: "&apos;")
-    }
-
-    static func lowercaseEscapes(_ text: String) -> String {
-        var out = ""
-        var pending = 0
-        for ch in text {
-            if ch == "%" {
-                pending = 2
-                out.append(ch)
-            } else if pending > 0 {
-                out.append(contentsOf: ch.lowercased())
-                pending -= 1
-            } else {
-                out.append(ch)
-            }
-        }
-        return out
     }
 }
 

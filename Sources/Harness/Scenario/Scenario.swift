@@ -76,12 +76,7 @@ public struct Scenario: Codable, Sendable, Equatable {
     /// Seconds the client should wait for one answer (`SAMLH_REQUEST_TIMEOUT`, before any
     /// `--time-scale`): the `client_timeout` of the scenario's `flow.timeout-clean`, or 10.
     public var requestTimeout: Double {
-        let parameter = checks.first { $0.id == "flow.timeout-clean" }?.params["client_timeout"]
-        switch parameter {
-        case .integer(let value)?: return Double(value)
-        case .number(let value)?: return value
-        default: return Self.defaultRequestTimeout
-        }
+        checks.first { $0.id == "flow.timeout-clean" }?.params["client_timeout"]?.numberValue ?? Self.defaultRequestTimeout
     }
 
     /// The seed in force: the scenario's, or one derived from its id (FNV-1a 64), so a
@@ -309,6 +304,15 @@ public enum ParamValue: Codable, Sendable, Equatable, CustomStringConvertible {
         case .integer(let value): String(value)
         case .number(let value): String(value)
         case .boolean(let value): String(value)
+        }
+    }
+
+    /// A number (whole or not) as a `Double`; nil for strings and booleans.
+    public var numberValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let value): value
+        default: nil
         }
     }
 

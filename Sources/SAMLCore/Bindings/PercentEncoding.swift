@@ -87,6 +87,25 @@ public enum PercentEncoding {
         return nil
     }
 
+    /// `text` with the two characters after each `%` lowercased: `%2F` → `%2f`, as some
+    /// encoders write them (RFC 3986 §2.1 says the two are equivalent).
+    public static func lowercasingEscapes(_ text: String) -> String {
+        var out = ""
+        var pending = 0
+        for character in text {
+            if character == "%" {
+                pending = 2
+                out.append(character)
+            } else if pending > 0 {
+                out += character.lowercased()
+                pending -= 1
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+
     /// The offset of the first `%xx` escape written with lowercase hex, if any.
     public static func firstLowercaseEscape(in text: String) -> Int? {
         let input = Array(text.utf8)
