@@ -178,4 +178,32 @@ import TestSupport
             #expect(TimeoutCleanCheck().evaluate(context(killed)).failed)
         }
     }
+
+    @Test func timeoutCleanJudgesTheScaledTimeoutWithAScaledSlack() async throws {
+        // client_timeout 10 at --time-scale 0.1: the client was told 1 s; it may take
+        // 1.5 × 1 s + 0.5 s to give up. The IdP holds the request 2 s.
+        let scenario = CheckTestSupport.scenario(.webSSO, check: "flow.timeout-clean", params: ["client_timeout": .number(10)],
+                                                 knobs: ["slow=2"], outcome: .failure)
+        try await SuiteFixture.with("shibboleth", knobs: [.slow(2)]) { suite, browser in
+            let redirect = try await browser.get(suite.readyInfo().sp.secure)
+            _ = try await browser.get(try #require(redirect.location))
+            let entries = suite.log.entries
+            let stall = try #require(entries.last)
+            let target = ScenarioTarget.resolve(scenario, ready: suite.readyInfo()).scaled(by: 0.1)
+            #expect(target.requestTimeout == 1)
+            func outcome(endingAfter seconds: Double) -> CheckOutcome {
+                var execution = ClientExecution(status: 1, timedOut: false,
+                                                report: ClientReport(outcome: "failure", error: "request timed out"), seconds: seconds)
+                execution.ended = stall.started.addingTimeInterval(seconds)
+                return TimeoutCleanCheck().evaluate(CheckContext(scenario: scenario, target: target, entries: entries,
+                                                                 execution: execution, truth: Truth.from(entries),
+                                                                 params: scenario.checks[0].params))
+            }
+            #expect(outcome(endingAfter: 1.3).passed)
+            // 2.6 s is within 1.5 × 1 + 2 (an unscaled slack) but not within 1.5 × 1 + 0.5.
+            let late = outcome(endingAfter: 2.6)
+            #expect(late.failed)
+            if case .fail(let reason, _) = late { #expect(reason.contains("within 1.0 s"), "\(reason)") }
+        }
+    }
 }

@@ -2,6 +2,11 @@ import Testing
 @testable import SAMLCore
 
 @Suite struct BindingsPercentEncodingTests {
+    @Test func escapesLowercasedAsSomeEncodersWriteThem() {
+        #expect(PercentEncoding.lowercasingEscapes("a%2Fb%3D+%C3%A9X") == "a%2fb%3d+%c3%a9X")
+        #expect(PercentEncoding.lowercasingEscapes("no escapes") == "no escapes")
+    }
+
     @Test func formEncodingAsBrowsersDoIt() {
         #expect(PercentEncoding.formEncode("a+b=/c") == "a%2Bb%3D%2Fc")
         #expect(PercentEncoding.formEncode("a b*-._~") == "a+b*-._%7E")

@@ -23,6 +23,16 @@ import Testing
         doc.root.firstChild("Assertion", SAMLNamespace.assertion)!
     }
 
+    @Test func certificatesFromTextAreParsedOnceAndBadTextNamed() throws {
+        let text = idpCert.base64DER
+        let first = try Certificate.cached(base64DER: text)
+        #expect(first.base64DER == text)
+        #expect(try Certificate.cached(base64DER: text) === first)
+        #expect { try Certificate.cached(base64DER: "not base64 at all!") } throws: { error in
+            "\(error)".contains("neither PEM nor base64 DER")
+        }
+    }
+
     @Test func signatureFollowsIssuerAndVerifies() throws {
         let doc = try XMLDocument(parsing: try signedResponse())
         #expect(doc.root.children.map(\.localName) == ["Issuer", "Signature", "Status", "Assertion"])
