@@ -1,0 +1,122 @@
+// Run-contract wrapper (docs/running-clients.md) for OpenJDK 17's java.net.HttpURLConnection
+// with a java.net.Authenticator (Debian's default-jdk-headless), on the http-basic,
+// http-digest and proxy flows. It does what an application does: one Authenticator that
+// answers with the user's credentials when the origin asks (RequestorType.SERVER) and with
+// the proxy's when the proxy asks (RequestorType.PROXY); a GET; the body on 200.
+//
+// Adapted, nothing else:
+// - proxy: a java.net.Proxy passed to URL.openConnection(Proxy), as an application that is
+//   given a proxy does. Not -Dhttp.proxyHost alone: the system-property ProxySelector
+//   (sun.net.spi.DefaultProxySelector) bypasses the proxy for http.nonProxyHosts, whose
+//   default is "localhost|127.*|[::1]|0.0.0.0|[::0]", and every mock is on 127.0.0.1 — such
+//   a run never reaches the proxy (issue 17 #10). An explicit Proxy is used as given.
+// - the Authenticator is set on the connection (HttpURLConnection.setAuthenticator, JDK 9+)
+//   rather than Authenticator.setDefault; the JDK's retry and caching logic is the same.
+// - connect and read timeouts are SAMLH_REQUEST_TIMEOUT (the JDK default is to wait forever).
+// - the JDK's own defaults stay: redirects followed (same protocol), Basic allowed to
+//   plain-http proxies (jdk.http.auth.proxying.disabledSchemes is empty; only HTTPS tunnels
+//   disable Basic, jdk.http.auth.tunneling.disabledSchemes=Basic), its charset for Basic and
+//   Digest, its number of re-tries after a refused password.
+//
+// Compiled by scripts/setup-real-clients-system.sh into .build-real-clients/java; run as
+// `java -cp .build-real-clients/java JdkHttpClient` (Tests/RealClients/java.yaml).
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Writer;
+import java.net.Authenticator;
+import java.net.HttpURLConnection;
+import java.net.InetSocketAddress;
+import java.net.PasswordAuthentication;
+import java.net.Proxy;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+public final class JdkHttpClient {
+    private JdkHttpClient() {}
+
+    public static void main(String[] args) throws IOException {
+        Map<String, String> env = System.getenv();
+        Path resultFile = Path.of(env.get("SAMLH_RESULT_FILE"));
+        AtomicInteger asked = new AtomicInteger();
+        String outcome = "failure";
+        String resource = "";
+        String error = "";
+        int status = -1;
+        try {
+            int timeout = (int) Math.ceil(Double.parseDouble(env.getOrDefault("SAMLH_REQUEST_TIMEOUT", "10")) * 1000);
+            Authenticator authenticator = new Authenticator() {
+                @Override
+                protected PasswordAuthentication getPasswordAuthentication() {
+                    asked.incrementAndGet();
+                    if (getRequestorType() == RequestorType.PROXY) {
+                        return new PasswordAuthentication(env.get("SAMLH_PROXY_USERNAME"),
+                                env.get("SAMLH_PROXY_PASSWORD").toCharArray());
+                    }
+                    return new PasswordAuthentication(env.get("SAMLH_USERNAME"),
+                            env.get("SAMLH_PASSWORD").toCharArray());
+                }
+            };
+            var url = URI.create(env.get("SAMLH_START_URL")).toURL();
+            HttpURLConnection connection;
+            if ("proxy".equals(env.get("SAMLH_FLOW"))) {
+                URI proxyURI = URI.create(env.get("SAMLH_PROXY_URL"));
+                Proxy proxy = new Proxy(Proxy.Type.HTTP, new InetSocketAddress(proxyURI.getHost(), proxyURI.getPort()));
+                connection = (HttpURLConnection) url.openConnection(proxy);
+            } else {
+                connection = (HttpURLConnection) url.openConnection();
+            }
+            connection.setAuthenticator(authenticator);
+            connection.setConnectTimeout(timeout);
+            connection.setReadTimeout(timeout);
+            status = connection.getResponseCode();
+            if (status == HttpURLConnection.HTTP_OK) {
+                resource = read(connection.getInputStream());
+                outcome = "success";
+            } else {
+                InputStream errorStream = connection.getErrorStream();
+                String body = errorStream == null ? "" : read(errorStream);
+                error = "HTTP " + status + " " + connection.getResponseMessage() + " from " + connection.getURL()
+                        + (body.isEmpty() ? "" : ": " + body.substring(0, Math.min(200, body.length())));
+            }
+        } catch (IOException | RuntimeException failure) {
+            error = failure.getClass().getName() + ": " + failure.getMessage();
+        }
+        try (Writer out = Files.newBufferedWriter(resultFile, StandardCharsets.UTF_8)) {
+            out.write("{\"outcome\":" + json(outcome) + ",\"resource\":" + json(resource) + ",\"error\":" + json(error)
+                    + ",\"details\":{\"client\":\"java.net.HttpURLConnection\",\"java\":"
+                    + json(System.getProperty("java.runtime.version")) + ",\"status\":" + status
+                    + ",\"authenticator_calls\":" + asked.get() + "}}");
+        }
+        if (!error.isEmpty()) System.err.println(error);
+        System.exit("success".equals(outcome) ? 0 : 1);
+    }
+
+    private static String read(InputStream stream) throws IOException {
+        try (stream; ByteArrayOutputStream buffer = new ByteArrayOutputStream()) {
+            stream.transferTo(buffer);
+            return buffer.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** A JSON string: quote, backslash and control characters escaped. */
+    private static String json(String text) {
+        StringBuilder out = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                default -> {
+                    if (c < 0x20) out.append(String.format("\\u%04x", (int) c));
+                    else out.append(c);
+                }
+            }
+        }
+        return out.append('"').toString();
+    }
+}
