@@ -1,0 +1,132 @@
+extension CheckDocumentation {
+    /// The blind-spot audit (issue 17): per check, the traffic shapes it cannot see and what it answers then.
+    static let blindSpots: [String: String] = [
+        // Encoding.
+        "encoding.samlresponse-intact":
+            "Sees SAMLResponse values of HTML auto-post forms any mock served (web SSO, IdP-initiated, AD FS passive, OPDS, replay) against the client's url-encoded POST bodies, and the IdP's ECP SOAP Body against the client's SOAP post to the SP's `…/ECP` path. A Response sent by GET, in a multipart body or to another SP path is not matched: not-applicable (\"never posted\"). A re-serialized ECP Response the SP still verified passes by design; WS-Fed `wresult` forms and WS-Trust RSTR tokens are outside its flows.",
+        "encoding.samlrequest-intact":
+            "Sees HTTP-Redirect `SAMLRequest`, `RelayState`, `SigAlg` and `Signature` from a 3xx Location to the next request to the same origin and path, the proxy's exchanges included. An AuthnRequest by HTTP-POST form or inside SOAP/PAOS is not looked at (not-applicable: the mock SPs only redirect); on an unsigned redirect a re-encoding that keeps the decoded value passes by design.",
+        "encoding.form-percent-encoded":
+            "Sees every body sent as `application/x-www-form-urlencoded` (the proxy's copies included); multipart, JSON and bodies without that Content-Type are skipped (not-applicable when none is left). It knows what a field was meant to hold only for the hidden fields of the form served for that action and the username and password fields, so a raw `+` or `&` in any other field (a CAS REST `service` with a query of its own) passes here and is left to cas.service-encoded; a raw `/`, named in the purpose, is never flagged because it decodes unchanged.",
+        "encoding.query-percent-encoded":
+            "Sees every query the client sent: a raw byte at or below 0x20 or at or above 0x80 and a `%` starting no escape fail anywhere, but values are compared only with a URL the client was given (the start URL, a Location, a served form action) having exactly the same parameter names. A value the client builds itself (an OPDS `redirect_uri`, CAS validation URLs) or a query with a parameter added or dropped is never compared, so a raw `&`, `=` or `+`, or a Latin-1 escape such as `%E4`, in it passes (blind pass; cas.service-encoded covers CAS services).",
+        "encoding.base64-unaltered":
+            "Sees `SAMLResponse` and `SAMLRequest` values of served HTML auto-post forms against the client's form posts of them, CR and LF normalised. ECP SOAP Bodies, deflated HTTP-Redirect values and RSTR tokens are not base64 form values and are not looked at; a message sent by GET or multipart is not-applicable (\"never posted\").",
+        "encoding.utf8-credentials":
+            "Judges form fields named like a password (url-encoded bodies only), query parameters named so, `Authorization: Basic`, the WS-Security Password (XML-unescaped) and, being fixed (issue 17 item 12), Digest answers recomputed over each encoding of the password. Not seen: `Proxy-Authorization` (the proxy's own non-ASCII password on the proxy flow), JSON and multipart bodies, password fields under other names. A SOAP Password in CDATA or an envelope declared ISO-8859-1 fails as mangled or Latin-1 (a fail, never a pass); with an ASCII password the check is not-applicable.",
+        "encoding.relaystate-unaltered":
+            "Sees RelayState on the Redirect leg (a Location carrying SAMLRequest, then the request to that path) and on the POST leg (the served auto-post form, then the client's post). On the Redirect leg it compares decoded values, so a re-encoded RelayState (`%3A` sent as `:`) passes although the purpose says byte for byte (samlrequest-intact catches it when the redirect is signed). ECP's ecp:RelayState is judged by ecp.header-blocks-handled, not here.",
+
+        // Flow.
+        "flow.resource-obtained":
+            "Judged from the truth the mocks record (the SP's or CAS application's secret, the CAS user of a successful validation, the HTTP-auth page's secret, the book's SHA-256, the AD FS assertion ID, the SAMLResponse for a relying party outside the harness, the replayed pages), found as a substring of the client's resource; behind the proxy the truth comes from the relayed copies. A WS-Trust token the relying party would have refused (expired, foreign-signed) still counts as obtained (issue 17 item 7, being fixed).",
+        "flow.failure-reported":
+            "Passes when the resource was not obtained, the client did not claim success and its output contains `expect.error` anywhere. Whether the refusal the scenario set up really happened is not checked in the traffic, so a failure for another reason that happens to print the word passes (issue 17 item 8, being fixed).",
+        "flow.no-false-success":
+            "Passes when the client did not claim success (non-zero exit, or an outcome other than success) or when its resource holds a value the mocks issued. A success shown only on screen is invisible: by hand it is not-applicable.",
+        "flow.redirects-followed":
+            "Sees every 3xx the client followed, recognised by a later request to the same origin, decoded path and decoded query (the proxy's exchanges included). A redirect followed with a changed query or under another host alias is not recognised as followed and drops out of the judgement (not-applicable when none is left); redirects never followed are not judged here.",
+        "flow.post-form-submitted":
+            "Sees only auto-post forms carrying `SAMLResponse` or `SAMLRequest` (any mock, replay included); other auto-submitting forms (AD FS relying-party choice, WS-Fed) are not looked at. In a scenario expecting failure a form left unposted is allowed; a multipart submission is read as url-encoded and fails as missing its fields.",
+        "flow.relaystate-preserved":
+            "Sees the RelayState of served SAMLResponse forms against the client's post of that Response, and the SP's ecp:RelayState (an answer with a `paos` Content-Type) against the next request to the SP's `…/ECP` path. A Response given without RelayState is skipped (not-applicable when nothing is left); a Response sent by GET or to another SP path is not matched.",
+        "flow.cookies-kept":
+            "Sees every Set-Cookie of the client's exchanges (the proxy's copies of them included) and the next request to the same origin and a matching path; a cookie is only expected back on that very origin, not on other ports of 127.0.0.1 or hosts its Domain would allow. `Expires` is read in one date format (the mocks'); a cookie the client had no occasion to send back leaves it not-applicable.",
+        "flow.cookies-scoped":
+            "Matches each cookie the client sent to the Set-Cookie that issued it (name and value) and judges host and path by RFC 6265. Every mock listens on 127.0.0.1, so an IdP cookie with `Path=/` sent to the SP on another port is in scope by RFC 6265 §8.5 and passes; a leak shows only by path or between the 127.0.0.1 and localhost aliases. Cookies the client made up are not matched and not counted.",
+        "flow.idp-session-reused":
+            "Counts login starts as IdP requests with an HTTP-Redirect `SAMLRequest`, Shibboleth's Unsolicited SSO and CAS `GET /login`. AD FS passive sign-on through IdpInitiatedSignOn.aspx (the adfs-passive start URL) is never a start, so on adfs-passive it is always not-applicable (\"logged in only once\"). It passes whenever no password follows the second start, even with no sign of reuse (`idp.session=reused`, `cas.login=sso`): a client that stops or crashes after the second start passes (blind pass).",
+        "flow.bad-password-bounded":
+            "Counts password submissions by the mocks' verdicts: `idp.login`, `cas.login`, `adfs.login`, the WS-Trust FailedAuthentication fault, the HTTP-auth mock's ok or wrong-credentials. Being fixed (issue 17 item 11): behind the proxy those verdicts sit on the relayed copies, which it skips, so a 401 loop through the proxy reads \"no password was rejected\". Never counted: the proxy's own 407s for a wrong proxy password, Digest answers the mock refuses as malformed (algorithm not offered, wrong uri or opaque) or replayed-nc, CAS form posts refused for a stale execution or login ticket; a loop of those is not-applicable, or passes under the limit when one counted rejection came first.",
+        "flow.lockout-respected":
+            "Sees only the mock IdP's `idp.login=locked` (form login, HTTP Basic and ECP). The CAS and AD FS mocks never lock an account, so on cas-browser and adfs-passive it is always not-applicable.",
+        "flow.consent-answered":
+            "Sees only the mock IdP's consent page (`idp.page=consent`) and the answer it recorded (`idp.consent`). CAS and AD FS show no consent page: always not-applicable on cas-browser and adfs-passive. A consent post the IdP refused (no csrf_token, stale execution) leaves no answer and fails as never answered.",
+        "flow.second-factor-completed":
+            "Sees only the mock IdP's second-factor page and the next POST carrying `j_tokenNumber`. It passes whenever that post was not answered `wrong-code`, even when the IdP refused it for another reason (403 for a missing csrf_token, 400 for a stale execution or a lost flow cookie) and the login did not go on (blind pass). CAS and AD FS have no second factor: always not-applicable on cas-browser and adfs-passive.",
+        "flow.redirects-bounded":
+            "Counts every 3xx the client followed in the whole run (the proxy's exchanges included, relayed copies not), not the hops of one loop. Redirects to hosts the mocks do not serve are invisible; a client stopped inside a loop that reports failure passes.",
+        "flow.timeout-clean":
+            "Sees stalls as answers the mocks delayed or withheld (`slow`, `no-answer`) and undelayed answers slower than the real client_timeout. Behind the proxy the delay is recorded on the relayed copy, which it skips, and the proxy's own exchange is judged by the real clock only, so a slow origin reached through the proxy (shorter than client_timeout, or scaled by --time-scale) is not-applicable (\"no server was slow\"). Cut or reset answers count only when also slow.",
+        "flow.server-error-reported":
+            "Sees the first 5xx of the client's exchanges (the proxy's own 502 and 504 and relayed 5xx included) and counts requests to the same method, origin and path, whatever the query. An error page served with 200 (`error-page-200`), a cut or a reset answer is no 5xx and leaves it not-applicable; retries to another path are not counted.",
+        "flow.reauth-on-credentials-invalid":
+            "Sees the circulation manager's `credentials-invalid` problem, a later SSO start or accepted callback, and a redo with the same method and path (opds-saml only). A redo at another path (another loan URL for the same book) is not recognised and fails as never redone.",
+        "flow.no-duplicate-post":
+            "Keys SAMLResponse form posts (line breaks ignored), ECP SOAP Bodies posted to the SP's `…/ECP`, and `ST-` tickets in a query or form field per request path. The same ticket at two validation paths (`/cas/serviceValidate`, then `/cas/p3/serviceValidate`), a ticket inside a samlValidate SOAP body and `PT-` tickets are not seen as duplicates (blind pass; cas.service-ticket-single-use counts by ticket); a SAMLResponse re-posted with `+` turned into spaces counts as a new one.",
+
+        // Security.
+        "security.no-preemptive-credentials":
+            "Judges `Authorization` per origin and `Proxy-Authorization` per proxy listener over the client's exchanges, through the proxy too. A challenge is remembered per origin, not per protection space: after a 401 for one realm, credentials sent unasked to another realm or path of the same host and port pass (blind pass). Credentials in forms and SOAP bodies are not its concern.",
+        "security.no-credentials-to-other-host":
+            "Sees `Authorization` values (as exact strings) and the cookies the idp, cas and adfs mocks set. Passwords in form and SOAP bodies are not looked at, so on adfs-wstrust (password in the envelope, no cookies) and cas-rest it is always not-applicable; Digest answers differ on every request and are never matched to their owner; behind the proxy the IdP's Set-Cookie sits on the proxy's exchange, so IdP cookies are not recognised there. Every mock is on 127.0.0.1, so only the localhost alias counts as another host. Blame goes to the first receiver (issue 17 item 3, being fixed).",
+        "security.no-https-downgrade":
+            "Sees 3xx redirects from an https URL (or with an https Referer, or the https start URL) to an http Location, and the follow carrying Authorization, Cookie, `access_token` or `ticket`. Only the IdP and SP listen on https (knobs `tls`, `https-downgrade`): on http-basic, http-digest, cas-browser, adfs-passive, opds-saml and replay it is always not-applicable. A downgrade by an auto-post form (an https page posting the SAMLResponse to an http ACS) is not looked at.",
+        "security.no-credentials-in-url":
+            "Looks for the password in every form the shared search knows (UTF-8, NFC, NFD, Latin-1; raw, percent-encoded, XML-escaped, inside Basic) and for `access_token` values a Location handed out; tickets and SAML messages in a URL are not judged. The search stops at the first place it finds the password in a request and looks at Basic before the URL, so a request carrying the password both in `Authorization: Basic` and in its query passes (blind pass). The userinfo test looks for `://` in the target, which the mocks record in origin-form only, so it never fires.",
+        "security.password-only-to-idp":
+            "Being fixed (issue 17 items 1 and 11): looks for the password as UTF-8, NFC, NFD and Latin-1, raw, percent-encoded, XML-escaped and inside Basic, and names the origin behind the proxy as the receiver of a proxied request. Left: a Digest answer holds no password, so on http-digest it is not-applicable; JSON unicode escapes, double percent-encoding and base64 outside Basic are not searched; the CAS-protected application `/app/` shares the cas listener, so a password sent to it counts as sent to CAS (blind pass).",
+        "security.signature-validated":
+            "Sees Responses in served SAMLResponse forms and the IdP's ECP answer whose knobs (on the answer, else the scenario's) break the signature. Not evaluated on adfs-wstrust, where the RSTR's SAML 1.1 or 2.0 token is never looked at (issue 17 item 2, being fixed), nor on replay, which refuses knobs: not-applicable. When the client never posts or forwards the broken Response it passes as refused without looking at the client's claim, so a client that takes the Response itself (AD FS passive to a relying party outside the harness, as aws-adfs does) or reports the IdP's ECP answer as its login passes (blind pass).",
+        "security.assertion-conditions-validated":
+            "The same reading as security.signature-validated, for knobs that break the conditions (expired, not yet valid, foreign audience, subject confirmation). Not evaluated on adfs-wstrust (issue 17 item 2, being fixed) nor on replay: not-applicable. A client that never posts the broken Response passes as refused even when it took it and claims success (blind pass).",
+        "security.relaystate-not-followed":
+            "Collects foreign hosts from the start URL's query, `target`, `RelayState`, `redirect_uri`, `return` and `returnTo` query values and the RelayStates of served forms. A request to such a host never reaches the mocks (no DNS, no proxy on these flows), so the check fails only when a logged request names the host or the client's output does; a client that followed to the foreign host and failed without naming it passes (blind pass). A RelayState the client sends in a form body or ecp:RelayState is not inspected.",
+        "security.proxy-credentials-only-to-proxy":
+            "Looks only for a `Proxy-Authorization` field on requests that reached an origin directly (the proxy strips the field from what it relays). The proxy's user and password put into the origin's `Authorization`, the confusion proxy.basic-origin describes, pass: the proxy password is never searched for (blind pass). A client that bypasses the proxy and sends no proxy credentials is not-applicable.",
+
+        // HTTP authentication.
+        "httpauth.challenge-answered":
+            "Sees 401s with WWW-Authenticate from any origin (the relayed copies behind the proxy included) and 407s from the proxy, and pairs each with the next request in the same protection space (the HTTP-auth mock's realm, else mock and path). The credentials' encoding and correctness are left to other checks; a Digest re-send counts as unchanged only when the mock refused the same user twice.",
+        "httpauth.protection-space-reused":
+            "Sees requests to the HTTP-auth mock and through the proxy after their space first accepted credentials (Basic: the directory of the accepted URI; Digest: the whole origin; the proxy: every request). Any credentials on a later request count as reuse, wrong ones included. A run with no second request in the space, the http-basic.protection-space-reused scenario today (issue 17 item 10, being fixed), is not-applicable.",
+        "httpauth.digest-response-valid":
+            "Recomputes every Digest answer sent to an origin (never through the proxy) against the challenges of the same origin and realm, the request target and the given password as UTF-8. A Latin-1-hashed answer shows as computed wrong without naming the encoding (encoding.utf8-credentials names it, issue 17 item 12, being fixed); without a password given it passes without recomputing `response`.",
+        "httpauth.digest-stale-retried":
+            "Sees answers marked stale (the mock's stale-nonce verdict or `stale=true`) and the next request in the same space. `run` never serves stale=true today (nonces go stale after 300 s on a clock it never moves; issue 17 item 10, being fixed), so on http-digest.stale-nonce it is not-applicable.",
+
+        // ECP.
+        "ecp.paos-headers":
+            "Sees the client's requests the SP treated as a login start (`sp.sso`). A client that skips the SP and starts at the IdP's ECP endpoint with its own AuthnRequest, or whose first SP request is answered from a session, is not-applicable.",
+        "ecp.consumer-url-matched":
+            "Compares the SP's first PAOS request with the IdP's first ecp:Response after it and looks for a Response posted afterwards to any mock (a SOAP 1.1 Body holding samlp:Response, or a SAMLResponse form). A Response forwarded in a SOAP 1.2 or otherwise unparsable envelope is not recognised, so on a URL mismatch that client passes (blind pass); posts to hosts the mocks do not serve are invisible.",
+        "ecp.header-blocks-handled":
+            "Reads the SOAP envelopes sent to the IdP's ECP path and back to the exact responseConsumerURL; an envelope that does not parse as SOAP 1.1 is skipped rather than counted against the client, and a post to another URL is not looked at. Only paos:Request, ecp:Request and ecp:RelayState are checked.",
+        "ecp.soap-to-idp":
+            "Reads every request to the IdP's ECP path after the PAOS request: text/xml, a SOAP 1.1 envelope around samlp:AuthnRequest, HTTP Basic. Requests to another IdP path fail as sent elsewhere; the Basic credentials' encoding and correctness are left to encoding.utf8-credentials and flow.bad-password-bounded.",
+
+        // CAS.
+        "cas.service-ticket-single-use":
+            "Counts validations per ticket at CAS's validation endpoints and by the CAS-protected application (`cas.validate`), skipping presentations CAS refused before using the ticket (an unreachable pgtUrl). A ticket presented somewhere that does not validate it is not counted.",
+        "cas.service-url-exact":
+            "Compares the service each validation names (query `service`, samlValidate `TARGET`, or the application's own URL) with the one the ticket was asked for. Validations of tickets not issued in this run, or issued with no recorded service, are skipped (not-applicable when none is left).",
+        "cas.service-encoded":
+            "Reads the `service` (or `TARGET`, `targetService`) of every request to CAS: a raw `+`, space, control or non-ASCII character, or a `%` starting no escape, fails everywhere, but the decoded value is compared with the intended service on cas-rest only. On cas-browser a service whose own query went out with a raw `&` reads as a shorter service and passes (blind pass); on both flows a double-encoded service (`%253A`) is not recognised as wrong (blind pass).",
+        "cas.failure-code-reported":
+            "Sees the run's last CAS validation (endpoint or application). Failures before any validation (a refused TGT, login errors) are not-applicable; a client that prints the code anywhere in its output passes, by coincidence too.",
+        "cas.ticket-validated-promptly":
+            "Times each service ticket from its issue to its first validation in real seconds; `max_delay` is not scaled by --time-scale while the ticket lifetimes are, so under a time scale below 1 a validation after the scaled expiry can still pass here. A ticket never validated fails; proxy tickets are skipped.",
+
+        // WS-Trust.
+        "wstrust.credentials-xml-escaped":
+            "Parses every RST to a usernamemixed endpoint and compares wsse:Username and wsse:Password as read with the given credentials. Swift string equality is canonical, so an NFD-normalised password reads back as unchanged (encoding.utf8-credentials catches it from the bytes); a PasswordDigest or a non-UTF-8 envelope fails as not escaped. Other AD FS endpoints (windowstransport, certificatemixed) are not looked at.",
+        "wstrust.envelope-well-formed":
+            "Judges every RST to a usernamemixed endpoint (1.3 or 2005): Content-Type, the SOAP 1.2 root, wsa:Action for that endpoint, wsa:To, wsa:MessageID, wsu:Timestamp with Created. The values of the Timestamp and of wsa:To are not judged here (AD FS's own verdict on the Timestamp shows as a fault).",
+        "wstrust.applies-to-set":
+            "Reads wsp:AppliesTo/wsa:EndpointReference/wsa:Address of RSTs in the 1.3 or 2005 namespace against ADFS_APPLIES_TO. An envelope that does not parse is skipped (not-applicable when none parses; wstrust.envelope-well-formed fails it).",
+        "wstrust.fault-reported":
+            "Sees faults AD FS answered on a usernamemixed endpoint (`adfs.fault`, the 415 for a wrong content type included); the transport knobs (error-500, slow, no-answer) are no SOAP fault and leave it not-applicable. A loop is more than three identical faults; the code passes when named anywhere in the client's output.",
+
+        // AD FS passive.
+        "adfs.form-login-posted":
+            "Sees the AD FS sign-in posts the mock judged (`adfs.login`) and, after a successful one, the next request to AD FS. A sign-in posted elsewhere is not-applicable; only that first following request is checked for MSISAuth and MSISAuthenticated.",
+
+        // OPDS.
+        "opds.redirect-uri-appended":
+            "Sees the client's `/SAML/saml_authenticate` calls against the authenticate links of the authentication documents served. `redirect_uri` must be present and non-empty; its value and encoding are not judged (encoding.query-percent-encoded does not compare it either).",
+        "opds.bearer-token-sent":
+            "Sees loans, borrow and fulfil calls to the circulation manager and their Authorization; the delivery redirects (`/delivery/…`) and the feeds are not checked. A token sent as `access_token` in the query fails here and in security.no-credentials-in-url.",
+        "opds.book-content-type-checked":
+            "Sees the fulfil and delivery answers and the client's resource (a body's SHA-256 or its first 200 bytes). A client that does not claim success passes without any judgement of a Content-Type to see (vacuous pass); a non-book page the client took but reported in another form (a file path, a base64 copy) is not recognised.",
+    ]
+}
