@@ -1,6 +1,6 @@
 import TestSupport
 import Foundation
-import MockServers
+@testable import MockServers
 import SAMLCore
 import Testing
 
@@ -20,7 +20,7 @@ import Testing
     static func validate(_ page: TestBrowser.Page, suite: MockSuite, sp: String, acs: String,
                          requestID: String? = nil) throws -> ValidatedAssertion {
         let form = try #require(page.forms.first)
-        #expect(form.action == acs)
+        #expect(form.action == ADFSPages.withPort(acs), "AD FS writes the default port out")
         let message = try PostBinding.decode(try #require(form.value("SAMLResponse")))
         let configuration = SPValidator.Configuration(
             idpEntityID: suite.adfs.entityID, idpKeys: [suite.environment.profile.idpCertificate.publicKey],
@@ -33,9 +33,15 @@ import Testing
         try await SuiteFixture.with("adfs") { suite, browser in
             let page = try await browser.get(suite.readyInfo().adfs.idpInitiatedSignOn)
             #expect(page.status == 200)
-            #expect(page.body.contains("You are not signed in."))
+            #expect(page.body.contains("<div id=\"idp_SignInThisSiteStatusLabel\" class=\"groupMargin\"><span>You are not signed in.</span></div>"))
             let form = try #require(page.forms.first)
-            #expect(form.fields.contains { $0.name == "SingleSignOut" && $0.type == "hidden" })
+            #expect(form.id == "idpForm")
+            // AD FS's ids and names (docs/adfs.md, "The pages"): this site checked, the select disabled until the other radio is chosen.
+            #expect(form.fields.map(\.name) == ["SignInIdpSite", "SignInOtherSite", "SignInSubmit"])
+            #expect(page.body.contains("<input id=\"idp_ThisRpRadioButton\" name=\"SignInIdpSite\" type=\"radio\" value=\"SignInIdpSite\" checked=\"checked\""))
+            #expect(page.body.contains("<input id=\"idp_OtherRpRadioButton\" name=\"SignInOtherSite\" type=\"radio\" value=\"SignInOtherSite\""))
+            #expect(page.body.contains("<select id=\"idp_RelyingPartyDropDownList\" name=\"RelyingParty\" class=\"text fullWidth\" disabled=\"disabled\">"))
+            #expect(page.body.contains("<input id=\"idp_SignInButton\" type=\"submit\" name=\"SignInSubmit\" value=\"Sign in\""))
             for rp in [S.aws, suite.environment.spEntityID] {
                 #expect(page.body.contains("<option value=\"\(HTMLText.escape(rp))\">"), "\(rp) offered")
             }
@@ -61,8 +67,8 @@ import Testing
             let assertion = try Self.validate(post, suite: suite, sp: S.aws, acs: Self.awsACS)
             let byName = Dictionary(assertion.attributes.map { ($0.name, $0.stringValues) }, uniquingKeysWith: +)
             #expect(byName["https://aws.amazon.com/SAML/Attributes/Role"] == [
-                "arn:aws:iam::123456789012:role/ADFS-Admins,arn:aws:iam::123456789012:saml-provider/ADFS",
-                "arn:aws:iam::210987654321:role/ADFS-ReadOnly,arn:aws:iam::210987654321:saml-provider/ADFS",
+                "arn:aws:iam::123456789012:saml-provider/ADFS,arn:aws:iam::123456789012:role/ADFS-Admins",
+                "arn:aws:iam::210987654321:saml-provider/ADFS,arn:aws:iam::210987654321:role/ADFS-ReadOnly",
             ])
             #expect(byName["https://aws.amazon.com/SAML/Attributes/RoleSessionName"] == ["alice@example.org"])
             #expect(byName["https://aws.amazon.com/SAML/Attributes/SessionDuration"] == ["3600"])

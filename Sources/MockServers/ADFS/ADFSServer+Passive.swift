@@ -59,14 +59,14 @@ extension ADFSServer {
         }
         guard let session else {
             if context.rp == nil && request.method != "POST" {
-                return .html(ADFSPages.signOn(relyingParties: relyingParties, signedIn: nil, action: Path.idpInitiatedSignOn))
+                return .html(ADFSPages.signOn(relyingParties: relyingParties, signedIn: false, action: Path.idpInitiatedSignOn, version: pages))
                     .annotated("adfs.page", "idp-initiated-sign-on")
             }
-            return .html(ADFSPages.formsSignIn(action: action, rp: context.rp, error: nil, username: ""))
+            return .html(ADFSPages.formsSignIn(action: action, error: nil, username: "", version: pages))
                 .annotated("adfs.page", "forms-sign-in")
         }
         guard context.rp != nil else {
-            return .html(ADFSPages.signOn(relyingParties: relyingParties, signedIn: session.user.username, action: Path.idpInitiatedSignOn))
+            return .html(ADFSPages.signOn(relyingParties: relyingParties, signedIn: true, action: Path.idpInitiatedSignOn, version: pages))
                 .annotated("adfs.page", "signed-in")
         }
         return issueResponse(context: context, session: session)
@@ -124,7 +124,7 @@ extension ADFSServer {
             answer.delivery = environment.faultDelivery
             return answer
         }
-        var page = MockResponse.html(ADFSPages.formsSignIn(action: action, rp: rp, error: nil, username: ""))
+        var page = MockResponse.html(ADFSPages.formsSignIn(action: action, error: nil, username: "", version: pages))
             .annotated("adfs.page", "forms-sign-in").annotated("adfs.rp", rp.identifier)
         page.delivery = environment.faultDelivery
         return page
@@ -135,16 +135,21 @@ extension ADFSServer {
     /// the same URL, which now answers with the auto-post form.
     private func formsSignIn(_ request: MockRequest, context: PassiveContext, action: String) -> MockResponse {
         let username = request.formValue("UserName") ?? ""
-        let password = request.formValue("Password") ?? ""
         let method = request.formValue("AuthMethod") ?? ""
+        guard let password = request.formValue("Password") else {
+            // `form#options` (2019 carries the user name in it) chose no method: the page again.
+            return .html(ADFSPages.formsSignIn(action: action, error: nil, username: username, version: pages))
+                .annotated("adfs.page", "forms-sign-in")
+        }
         guard method.isEmpty || method == "FormsAuthentication" else {
-            return .html(ADFSPages.formsSignIn(action: action, rp: context.rp, error: "The selected authentication method is not available.", username: username))
+            return .html(ADFSPages.formsSignIn(action: action, error: "The selected authentication method is not available.", username: username,
+                                               version: pages))
                 .annotated("adfs.login", "bad-method")
         }
         guard let user = environment.profile.profile.user(named: username), user.password == password else {
             let failures = state.recordFailure(username)
-            return .html(ADFSPages.formsSignIn(action: action, rp: context.rp, error: environment.profile.profile.adfs.badPasswordMessage,
-                                               username: username))
+            return .html(ADFSPages.formsSignIn(action: action, error: environment.profile.profile.adfs.badPasswordMessage,
+                                               username: username, version: pages))
                 .annotated("adfs.login", environment.profile.profile.user(named: username) == nil ? "unknown-user" : "bad-password")
                 .annotated("adfs.failures", String(failures))
         }
@@ -162,6 +167,9 @@ extension ADFSServer {
         return response.annotated("adfs.login", "ok").annotated("adfs.user", user.username)
     }
 
+    /// The version of the sign-in pages served (knob `adfs-pages`).
+    var pages: ADFSPages.Version { ADFSPages.version(environment.knobs) }
+
     func currentSession(_ request: MockRequest) -> ADFSSession? {
         request.cookie(CookieName.auth).flatMap { state.session($0) }
     }
@@ -174,7 +182,7 @@ extension ADFSServer {
         let builder = IdPResponseBuilder(profile: environment.profile, knobs: knobs, idpEntityID: entityID,
                                          clock: environment.clock, ids: environment.ids)
         var claims: [String: [String]] = [:]
-        for claim in ADFSClaims.claims(for: session.user, rp: rp) { claims[claim.type] = claim.values }
+        for claim in ADFSClaims.claims(for: session.user, rp: rp, roleOrder: ADFSClaims.roleOrder(knobs)) { claims[claim.type] = claim.values }
         let user = TestUser(username: session.user.username, password: "",
                             nameID: session.user.nameID ?? ADFSClaims.upn(of: session.user), attributes: claims)
         let sp = KnownSP(entityID: rp.identifier, acsURL: rp.acs, encryptionCertificate: nil, fromMetadata: true,
@@ -191,8 +199,8 @@ extension ADFSServer {
         var relayState = context.relayState
         if knobs.contains(.relayStateDropped) { relayState = nil }
         if knobs.contains(.relayStateAltered) { relayState = (relayState ?? "") + "-altered" }
-        var response = MockResponse.html(PostBinding.autoSubmitForm(action: rp.acs, message: Array(xml.utf8), kind: .response,
-                                                                    relayState: relayState))
+        var response = MockResponse.html(ADFSPages.autoPost(action: rp.acs, encodedMessage: PostBinding.encode(Array(xml.utf8)),
+                                                            relayState: relayState))
         response.setCookie(SetCookie(name: CookieName.loopDetection, value: Data((SAMLDateTime.string(from: environment.clock.now()) + "\\1").utf8).base64EncodedString(),
                                      path: CookieName.path))
         if !knobs.isEmpty { response.annotations["adfs.knobs"] = knobs.map(\.text).joined(separator: " ") }
@@ -210,7 +218,8 @@ extension ADFSServer {
     func errorPage(status: Int, relyingParty: String?, detail: String, request: MockRequest?) -> MockResponse {
         let activity = ADFSPages.activityID(from: token())
         return MockResponse.html(ADFSPages.error(activityID: activity, relyingParty: relyingParty, detail: detail,
-                                                 time: environment.clock.now(), userAgent: request?.header("User-Agent") ?? ""),
+                                                 time: environment.clock.now(), userAgent: request?.header("User-Agent") ?? "",
+                                                 version: pages),
                                  status: status)
     }
 }

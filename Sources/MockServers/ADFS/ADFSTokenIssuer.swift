@@ -100,7 +100,7 @@ struct ADFSTokenIssuer {
             w.close("saml:SubjectConfirmation")
             w.close("saml:Subject")
         }
-        let claims = ADFSClaims.claims(for: user, rp: rp, missing: missingAttributes)
+        let claims = ADFSClaims.claims(for: user, rp: rp, missing: missingAttributes, roleOrder: ADFSClaims.roleOrder(knobs))
         if !claims.isEmpty {
             w.open("saml:AttributeStatement")
             subject()
@@ -132,7 +132,7 @@ struct ADFSTokenIssuer {
         let clock = builder.idpClock
         let now = SAMLDateTime.truncated(clock.now())
         let (notBefore, notOnOrAfter) = window(now)
-        let attributes = ADFSClaims.claims(for: user, rp: rp, missing: missingAttributes).map {
+        let attributes = ADFSClaims.claims(for: user, rp: rp, missing: missingAttributes, roleOrder: ADFSClaims.roleOrder(knobs)).map {
             Attribute(name: $0.type, nameFormat: nil, strings: $0.values)
         }
         let nameID = NameID(user.nameID ?? ADFSClaims.upn(of: user), format: nameIDFormatOverride ?? NameIDFormat.unspecified)
