@@ -66,9 +66,9 @@ public enum ADFSKnob: KnobFamily {
             "AD FS writes each AWS Role value provider-ARN,role-ARN, as the claim rule of AWS's AD FS guide does (the default)"
         case .roleOrder(.roleFirst):
             "AD FS writes each AWS Role value role-ARN,provider-ARN (the IAM user guide's order; AWS accepts both)"
-        case .pages(.ws2016): "AD FS serves Windows Server 2016's sign-in pages: the error in <label id=\"errorText\"> (the default)"
+        case .pages(.ws2016): "AD FS serves Windows Server 2016's sign-in pages: the error in `<label id=\"errorText\">` (the default)"
         case .pages(.ws2019):
-            "AD FS serves Windows Server 2019's sign-in pages: the error in <span id=\"errorText\" aria-live=\"assertive\" role=\"alert\">"
+            "AD FS serves Windows Server 2019's sign-in pages: the error in `<span id=\"errorText\" aria-live=\"assertive\" role=\"alert\">`"
         }
     }
 }
