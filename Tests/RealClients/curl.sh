@@ -49,6 +49,6 @@ read = lambda path: open(path, encoding="utf-8", errors="replace").read() if __i
 ok = status == "0"
 json.dump({"outcome": "success" if ok else "failure", "resource": read(body) if ok else "",
            "error": "" if ok else f"curl exit {status}: {read(stderr).strip()}",
-           "details": {"client": "curl", "auth": mode, "exit": int(status)}}, open(result, "w"))
+           "details": {"client": "curl", "auth": mode, "exit": status}}, open(result, "w"))
 EOF
 exit "$status"

@@ -16,8 +16,12 @@
 #   Proxy-Authorization on every request, up front. That is what this wrapper does, with
 #   $ua->proxy (the userinfo percent-encoded: LWP decodes it);
 # - the timeout is SAMLH_REQUEST_TIMEOUT (LWP's default is 180 s);
-# - the environment's credentials are bytes (UTF-8), as a Perl program reads them from %ENV or
-#   a file without decoding; LWP hashes and base64-encodes those bytes.
+# - the credentials: LWP's API takes Perl character strings (LWP::Authen::Basic encodes
+#   "user:pass" to UTF-8 itself when the challenge says charset="UTF-8"), so by default the
+#   wrapper decodes the environment's UTF-8 (Encode::decode), as perlunifaq tells a program to
+#   decode its input (LWP_CREDENTIALS=characters, lwp.yaml). LWP_CREDENTIALS=bytes passes the
+#   undecoded bytes, as a program that never decodes does (lwp-bytes.yaml). The two differ only
+#   for a non-ASCII password.
 use strict;
 use warnings;
 
@@ -36,11 +40,13 @@ use LWP::UserAgent;
 use URI;
 use URI::Escape qw(uri_escape);
 use JSON::PP;
+use Encode ();
 
 my $start = URI->new($ENV{SAMLH_START_URL});
 my $ua = AppUserAgent->new(timeout => $ENV{SAMLH_REQUEST_TIMEOUT} || 10, env_proxy => 0);
 $ua->{app_netloc} = $start->host_port;
-$ua->{app_credentials} = [$ENV{SAMLH_USERNAME}, $ENV{SAMLH_PASSWORD}];
+my $as_bytes = ($ENV{LWP_CREDENTIALS} // 'characters') eq 'bytes';
+$ua->{app_credentials} = [map { $as_bytes ? $_ : Encode::decode('UTF-8', $_) } $ENV{SAMLH_USERNAME}, $ENV{SAMLH_PASSWORD}];
 if (($ENV{SAMLH_FLOW} // '') eq 'proxy') {
     my $proxy = URI->new($ENV{SAMLH_PROXY_URL});
     $proxy->userinfo(uri_escape($ENV{SAMLH_PROXY_USERNAME}) . ':' . uri_escape($ENV{SAMLH_PROXY_PASSWORD}));
@@ -56,7 +62,8 @@ my $result = {
     resource => $ok ? $response->decoded_content // '' : '',
     error    => $error,
     details  => { client => 'LWP::UserAgent', version => $LWP::UserAgent::VERSION,
-                  status => $response->code, redirects => scalar($response->redirects) },
+                  credentials => $as_bytes ? 'bytes' : 'characters',
+                  status => '' . $response->code, redirects => '' . scalar($response->redirects) },
 };
 open(my $out, '>:raw', $ENV{SAMLH_RESULT_FILE}) or die "cannot write the result: $!";
 print {$out} JSON::PP->new->utf8->canonical->encode($result);

@@ -39,6 +39,6 @@ ok = status == "0"
 log = read(stderr).strip()
 json.dump({"outcome": "success" if ok else "failure", "resource": read(body) if ok else "",
            "error": "" if ok else f"wget exit {status}: " + " | ".join(log.splitlines()[-6:]),
-           "details": {"client": "wget", "exit": int(status)}}, open(result, "w"))
+           "details": {"client": "wget", "exit": status}}, open(result, "w"))
 EOF
 exit "$status"

@@ -48,6 +48,7 @@ public final class JdkHttpClient {
         String resource = "";
         String error = "";
         int status = -1;
+        HttpURLConnection connection = null;
         try {
             int timeout = (int) Math.ceil(Double.parseDouble(env.getOrDefault("SAMLH_REQUEST_TIMEOUT", "10")) * 1000);
             Authenticator authenticator = new Authenticator() {
@@ -63,8 +64,14 @@ public final class JdkHttpClient {
                 }
             };
             var url = URI.create(env.get("SAMLH_START_URL")).toURL();
-            HttpURLConnection connection;
-            if ("proxy".equals(env.get("SAMLH_FLOW"))) {
+            if ("proxy".equals(env.get("SAMLH_FLOW")) && "properties".equals(env.get("JDK_PROXY"))) {
+                // What an application configured by -Dhttp.proxyHost/-Dhttp.proxyPort gets: the
+                // default ProxySelector (java.yaml does not use this; java-proxy-properties.yaml does).
+                URI proxyURI = URI.create(env.get("SAMLH_PROXY_URL"));
+                System.setProperty("http.proxyHost", proxyURI.getHost());
+                System.setProperty("http.proxyPort", Integer.toString(proxyURI.getPort()));
+                connection = (HttpURLConnection) url.openConnection();
+            } else if ("proxy".equals(env.get("SAMLH_FLOW"))) {
                 URI proxyURI = URI.create(env.get("SAMLH_PROXY_URL"));
                 Proxy proxy = new Proxy(Proxy.Type.HTTP, new InetSocketAddress(proxyURI.getHost(), proxyURI.getPort()));
                 connection = (HttpURLConnection) url.openConnection(proxy);
@@ -87,11 +94,12 @@ public final class JdkHttpClient {
         } catch (IOException | RuntimeException failure) {
             error = failure.getClass().getName() + ": " + failure.getMessage();
         }
+        boolean usedProxy = connection != null && connection.usingProxy();
         try (Writer out = Files.newBufferedWriter(resultFile, StandardCharsets.UTF_8)) {
             out.write("{\"outcome\":" + json(outcome) + ",\"resource\":" + json(resource) + ",\"error\":" + json(error)
                     + ",\"details\":{\"client\":\"java.net.HttpURLConnection\",\"java\":"
-                    + json(System.getProperty("java.runtime.version")) + ",\"status\":" + status
-                    + ",\"authenticator_calls\":" + asked.get() + "}}");
+                    + json(System.getProperty("java.runtime.version")) + ",\"used_proxy\":" + json(Boolean.toString(usedProxy)) + ",\"status\":" + json(Integer.toString(status))
+                    + ",\"authenticator_calls\":" + json(Integer.toString(asked.get())) + "}}");
         }
         if (!error.isEmpty()) System.err.println(error);
         System.exit("success".equals(outcome) ? 0 : 1);
