@@ -15,10 +15,17 @@ struct AttackSPCommand: AsyncParsableCommand {
         and one forged Response per attack, and posts each to the SP's HTTP-POST ACS as a \
         browser would, following the SP's redirects (same origin only) with a fresh cookie jar. \
         An answer whose body matches --success-pattern (and not --failure-pattern, status < 400) \
-        counts as a login. The baseline must be accepted first. Responses are unsolicited \
-        (IdP-initiated): the SP must accept those at this ACS.
-        Exit 0: every attack rejected; 1: some attack ACCEPTED (or could not be judged); 2: usage \
-        or configuration error, or the baseline was refused. See docs/attack-sp.md.
+        counts as a login. An attack that forges an identity is ACCEPTED only when the SP logged \
+        in the forged identity: --identity-pattern, --session-url and --sp-log tell who was \
+        logged in (without them, the final page is searched); a login as the signed subject is \
+        ignored-forgery, an unknown one inconclusive. Acceptances a product documents as its \
+        default (--sp-product; Shibboleth SP is detected by its cookie) are reported as policy, \
+        with the setting that changes them. The baseline must be accepted first. Responses are \
+        unsolicited (IdP-initiated): the SP must accept those at this ACS.
+        Exit 0: every attack rejected, ignored, or accepted as a documented policy; 1: some attack \
+        ACCEPTED or inconclusive (or policy, with --fail-on-policy); 2: usage or configuration \
+        error, the baseline was refused, or an identity source does not show the baseline's user. \
+        See docs/attack-sp.md.
         """
     )
 
@@ -36,6 +43,21 @@ struct AttackSPCommand: AsyncParsableCommand {
 
     @Option(help: "Regular expression of the SP's error page; a match is a rejection whatever else matches.")
     var failurePattern: String?
+
+    @Option(help: "Regular expression over the page after login whose first capture group is the logged-in user (e.g. 'REMOTE_USER=([^<\\s]+)').")
+    var identityPattern: String?
+
+    @Option(name: .customLong("session-url"), help: "A page of the SP (same origin as the ACS) showing the session's NameID and attributes, fetched with the post's cookies (Shibboleth SP: BASE/Shibboleth.sso/Session with showAttributeValues=\"true\").")
+    var sessionURL: String?
+
+    @Option(name: .customLong("sp-log"), help: "A log file of the SP naming each login (Shibboleth SP: transaction.log); the lines written during each post are read.")
+    var spLog: String?
+
+    @Option(name: .customLong("sp-product"), help: "The SP's product, for its documented default policies: \(SPProduct.allCases.map(\.rawValue).joined(separator: ", ")), or none (default: detected; Shibboleth SP by its _shibsession_ cookie).")
+    var spProduct: String?
+
+    @Flag(name: .customLong("fail-on-policy"), help: "Exit 1 also when an attack is accepted as a product's documented policy.")
+    var failOnPolicy = false
 
     @Option(help: "Only these attack ids (comma-separated or repeated).")
     var only: [String] = []
@@ -80,6 +102,9 @@ struct AttackSPCommand: AsyncParsableCommand {
         guard (metadata == nil) != (acs == nil) else { throw ValidationError("give exactly one of --metadata FILE or --acs URL") }
         if acs != nil, spEntityID == nil { throw ValidationError("--acs needs --sp-entity-id (the SP's entityID, expected as Audience)") }
         guard successPattern != nil else { throw ValidationError("--success-pattern is required: what the SP's page shows after a login") }
+        if let spProduct, spProduct != "none", SPProduct(rawValue: spProduct) == nil {
+            throw ValidationError("--sp-product must be one of \(SPProduct.allCases.map(\.rawValue).joined(separator: ", ")), none")
+        }
     }
 
     func run() async throws {
@@ -130,14 +155,19 @@ struct AttackSPCommand: AsyncParsableCommand {
             nameID: nameid, victimNameID: victimNameID,
             signer: XMLSigner(key: loaded.idpKey, certificate: loaded.idpCertificate),
             attackerSigner: XMLSigner(key: loaded.otherKey, certificate: loaded.otherCertificate))
+        let identity = try AttackIdentitySources(identityPattern: identityPattern, sessionURL: sessionURL, spLog: spLog,
+                                                 acsURL: target.acsURL)
+        let judge = try AttackJudge(successPattern: successPattern ?? "", failurePattern: failurePattern)
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: .seconds(timeout), read: .seconds(timeout))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let runner = AttackSPRunner(
             target: target, material: material, attacks: attacks,
-            judge: try AttackJudge(successPattern: successPattern ?? "", failurePattern: failurePattern),
+            judge: judge,
             browser: AttackBrowser(transport: ClientTransport(client: client, timeout: .seconds(timeout)), maxRedirects: maxRedirects),
-            relayState: relayState)
+            relayState: relayState,
+            identity: identity,
+            product: spProduct.flatMap(SPProduct.init(rawValue:)), detectProduct: spProduct == nil)
         let report: AttackReport
         do {
             report = try await runner.run()
@@ -152,7 +182,8 @@ struct AttackSPCommand: AsyncParsableCommand {
                 throw AttackSPError.usage("cannot write --json \(json): \(error.localizedDescription)")
             }
         }
-        if report.exitCode != 0 { throw ExitCode(report.exitCode) }
+        let status = report.exitCode(failOnPolicy: failOnPolicy)
+        if status != 0 { throw ExitCode(status) }
     }
 
     func resolveTarget() throws -> AttackTarget {

@@ -118,6 +118,7 @@ import Testing
             let outcome = try await HarnessBinary.run([
                 "attack-sp", "--acs", info.sp.acs, "--sp-entity-id", info.sp.entityID, "--idp-entity-id", info.idp.entityID,
                 "--success-pattern", "id=\"nameid\"", "--failure-pattern", "Shibboleth Error", "--json", json.path,
+                "--session-url", try #require(AttackBrowser.origin(of: info.sp.acs)) + "/Shibboleth.sso/Session",
                 "--mockidp-dir", SuiteFixture.mockIdP.path,
             ], timeout: 120)
             #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
@@ -126,6 +127,9 @@ import Testing
             #expect(report.results.allSatisfy { $0.outcome.isGood })
             #expect(report.results.first { $0.id == "nameid-comment" }?.outcome == .readWhole)
             #expect(outcome.stdout.contains("25 attacks: 24 rejected, 1 read-whole"), "\(outcome.stdout)")
+            // The mock SP's session page (Shibboleth's handler) shows the baseline's user.
+            #expect(report.baseline.detail.contains("logged in as alice@example.org (session, page)"), "\(report.baseline)")
+            #expect(report.results.first { $0.id == "nameid-comment" }?.loggedInAs == "admin@example.org.attacker.example (session, page)")
             #expect(outcome.stderr.contains("the SP must trust IdP \(info.idp.entityID)"))
         }
     }

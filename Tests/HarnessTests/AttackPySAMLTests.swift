@@ -54,7 +54,9 @@ struct AttackPySAMLTests {
         #expect(outcome.status == 1, "\(outcome.stdout)\(outcome.stderr)")
         let report = try JSONDecoder().decode(AttackReport.self, from: Data(contentsOf: work.appendingPathComponent("report.json")))
         #expect(report.verdictLines == Self.observed, "\(outcome.stdout)")
-        #expect(report.baseline.detail == "matched \"WELCOME\"")
+        #expect(report.baseline.detail == "matched \"WELCOME\"; logged in as alice@example.org (page)")
+        // The transforms are ACCEPTED because python3-saml logged the victim in (its page says whom).
+        #expect(report.results.first { $0.id == "transform-xslt" }?.loggedInAs == "admin@example.org (page)")
         let comment = try #require(report.results.first { $0.id == "nameid-comment" })
         #expect(comment.evidence.detail.contains("whole NameID admin@example.org.attacker.example"))
         let exclusion = try #require(report.results.first { $0.id == "signature-exclusion" })

@@ -26,6 +26,11 @@ public struct AttackBrowser: Sendable {
         public var chain: [String]
         /// Set when the chain stopped at a redirect leaving the ACS's origin (not followed).
         public var leftOrigin: String?
+        /// The cookie jar at the end of the chain, as a `Cookie` header (nil when empty): what
+        /// a follow-up request of the same browser (the SP's session page) sends.
+        public var cookieHeader: String? = nil
+        /// The names of the cookies the SP set along the chain.
+        public var cookieNames: [String] = []
     }
 
     /// Posts `response` (XML) to `acs` the way saml-bindings-2.0-os §3.5.4 has the browser
@@ -58,15 +63,16 @@ public struct AttackBrowser: Sendable {
                 jar[name] = value
             }
             let text = String(decoding: answer.body.prefix(maxBodyBytes), as: UTF8.self)
+            func outcome(_ left: String?) -> Outcome {
+                let cookies = order.compactMap { name in jar[name].map { "\(name)=\($0)" } }
+                return Outcome(status: answer.status, finalURL: request.url, body: text, chain: chain, leftOrigin: left,
+                               cookieHeader: cookies.isEmpty ? nil : cookies.joined(separator: "; "), cookieNames: order)
+            }
             guard [301, 302, 303, 307, 308].contains(answer.status), let location = answer.header("Location") else {
-                return Outcome(status: answer.status, finalURL: request.url, body: text, chain: chain, leftOrigin: nil)
+                return outcome(nil)
             }
-            guard let next = Self.resolve(location, against: request.url) else {
-                return Outcome(status: answer.status, finalURL: request.url, body: text, chain: chain, leftOrigin: location)
-            }
-            guard Self.origin(of: next) == origin else {
-                return Outcome(status: answer.status, finalURL: request.url, body: text, chain: chain, leftOrigin: next)
-            }
+            guard let next = Self.resolve(location, against: request.url) else { return outcome(location) }
+            guard Self.origin(of: next) == origin else { return outcome(next) }
             // RFC 9110 §15.4: 307/308 repeat the method and body; 301/302/303 become a GET.
             if answer.status != 307 && answer.status != 308 {
                 request = AttackHTTPRequest(method: "GET", url: next, headers: request.headers.filter {
@@ -77,6 +83,15 @@ public struct AttackBrowser: Sendable {
             }
         }
         throw AttackSPError.tooManyRedirects(maxRedirects, chain.last ?? acs)
+    }
+
+    /// One GET of `url` with the cookies of a finished chain (no redirects followed): how
+    /// `attack-sp` reads the SP's session page after a post. Returns the status and the body.
+    public func get(_ url: String, cookieHeader: String?) async throws -> (status: Int, body: String) {
+        var headers: [(name: String, value: String)] = [("Accept", "text/html,*/*;q=0.8"), ("User-Agent", "samlharness-attack-sp")]
+        if let cookieHeader { headers.append(("Cookie", cookieHeader)) }
+        let answer = try await transport.send(AttackHTTPRequest(method: "GET", url: url, headers: headers))
+        return (answer.status, String(decoding: answer.body.prefix(maxBodyBytes), as: UTF8.self))
     }
 
     /// `scheme://host:port` (the port spelled out), lowercased: two URLs are same-origin

@@ -50,6 +50,9 @@ public enum AttackSPError: Error, CustomStringConvertible, Sendable {
     /// The valid baseline Response was not accepted: the SP does not trust the mock IdP, or
     /// the success pattern does not match its welcome page.
     case baselineRejected(String)
+    /// A source of identity (``AttackIdentitySources``) given by the user does not show the
+    /// baseline's user: it could not tell the victim from the signed subject either.
+    case identitySource(String)
     case tooManyRedirects(Int, String)
 
     public var description: String {
@@ -57,6 +60,8 @@ public enum AttackSPError: Error, CustomStringConvertible, Sendable {
         case .usage(let message): message
         case .baselineRejected(let evidence):
             "the valid baseline Response was not accepted, so no attack can be judged: \(evidence). Check that the SP trusts the mock IdP (its entityID and certificate, see --idp-metadata-out), accepts unsolicited Responses at this ACS, and that --success-pattern matches the page it shows after a login"
+        case .identitySource(let message):
+            "cannot tell who is logged in: \(message)"
         case .tooManyRedirects(let count, let url): "more than \(count) redirects (last \(url))"
         }
     }

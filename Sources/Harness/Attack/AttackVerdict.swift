@@ -7,14 +7,21 @@ public enum AttackOutcome: String, Sendable, Codable, CaseIterable {
     case rejected
     /// Accepted, but as the whole NameID: a correct answer to `nameid-comment` (good).
     case readWhole = "read-whole"
-    /// Accepted the forged Response: the SP is vulnerable.
+    /// Logged in as the subject the IdP signed: the SP ignored the forged content (good).
+    case ignoredForgery = "ignored-forgery"
+    /// Accepted, as a documented setting of the SP's product says it does by default; the
+    /// result names the setting that refuses it (``AttackResult/policy``). Not a flaw of the
+    /// product, but worth changing: exit status 0 unless `--fail-on-policy`.
+    case policy
+    /// The SP acted on the forged Response (logged in the forged identity, or accepted what it
+    /// must refuse): it is vulnerable.
     case accepted = "ACCEPTED"
-    /// Could not be told: e.g. accepted without showing which user, a replay whose first post
+    /// Could not be told: e.g. a login whose user nothing shows, a replay whose first post
     /// was refused, or a transport error.
     case inconclusive
 
     /// Good outcomes keep the exit status 0.
-    public var isGood: Bool { self == .rejected || self == .readWhole }
+    public var isGood: Bool { self == .rejected || self == .readWhole || self == .ignoredForgery || self == .policy }
 }
 
 /// The evidence behind a verdict: what the SP answered last.
@@ -40,6 +47,22 @@ public struct AttackResult: Sendable, Codable, Equatable {
     /// The reason code a strict SP gives (SAMLCore's SPValidator), for comparison.
     public var strictReason: String?
     public var evidence: AttackEvidence
+    /// Who the SP logged in, and which source said so (`alice@example.org (sp-log)`), when known.
+    public var loggedInAs: String?
+    /// For `policy`: the product's documented setting behind the acceptance.
+    public var policy: AttackPolicy?
+
+    public init(id: String, summary: String, reference: String, outcome: AttackOutcome, strictReason: String?,
+                evidence: AttackEvidence, loggedInAs: String? = nil, policy: AttackPolicy? = nil) {
+        self.id = id
+        self.summary = summary
+        self.reference = reference
+        self.outcome = outcome
+        self.strictReason = strictReason
+        self.evidence = evidence
+        self.loggedInAs = loggedInAs
+        self.policy = policy
+    }
 }
 
 /// Decides "accepted" from the SP's last answer: the success pattern matches its body, the
@@ -81,11 +104,8 @@ public struct AttackJudge: Sendable {
 
     /// The first words of a page, tags dropped, for the report.
     static func excerpt(_ body: String) -> String {
-        var text = body.replacingOccurrences(of: "<[^>]*>", with: " ", options: .regularExpression)
+        let text = IdentityText.decodeEntities(body.replacingOccurrences(of: "<[^>]*>", with: " ", options: .regularExpression))
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#x27;", "'"), ("&#39;", "'"), ("&amp;", "&")] {
-            text = text.replacingOccurrences(of: entity, with: character)
-        }
         return text.isEmpty ? "(empty body)" : String(text.prefix(160))
     }
 }

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# A real Shibboleth SP 3 (Debian's apache2 + libapache2-mod-shib) on loopback, for
+# `samlharness attack-sp`'s tests (Tests/HarnessTests/AttackShibbolethTests.swift). No init
+# system: Apache and shibd run from their binaries, with every file (configuration, socket,
+# pid files, logs) under one directory.
+#
+#   scripts/setup-shibboleth-sp.sh install
+#       Installs apache2 and libapache2-mod-shib with apt, only when missing (idempotent).
+#       Needs root (or sudo) and the Debian archive. While apt runs, a temporary
+#       /usr/sbin/policy-rc.d (only when there is none) keeps the packages from starting the
+#       system's Apache on port 80 or the system's shibd.
+#   scripts/setup-shibboleth-sp.sh start DIR --idp-metadata FILE [--port N] [--policy stock|hardened]
+#       Writes the configuration into DIR (templates: Tests/Interop/shibboleth-sp/), starts
+#       shibd (which returns once it listens: -w) and Apache on 127.0.0.1:N (default: a free
+#       port; tried again on another port if it was taken meanwhile), and writes DIR/ready.env
+#       (also printed): PORT, BASE, ACS, SP_ENTITY_ID, IDP_ENTITY_ID, WHOAMI, SESSION,
+#       TRANSACTION_LOG, SHIBBOLETH_VERSION, SHIBBOLETH_PACKAGE, APACHE_VERSION, POLICY.
+#       FILE is the IdP metadata to trust (`samlharness attack-sp --idp-metadata-out FILE`).
+#       --policy stock (default) uses /etc/shibboleth/security-policy.xml as packaged;
+#       hardened is a copy with SHA-1 in <ExcludedAlgorithms> and checkCorrelation="true" on
+#       the Bearer rule: the two settings that turn Shibboleth's documented policies into
+#       refusals.
+#   scripts/setup-shibboleth-sp.sh stop DIR
+#       Stops the Apache and shibd started in DIR (by their pid files) and waits for them.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+TEMPLATES="$ROOT/Tests/Interop/shibboleth-sp"
+APACHE=/usr/sbin/apache2
+SHIBD=/usr/sbin/shibd
+MOD_SHIB=/usr/lib/apache2/modules/mod_shib.so
+STOCK_POLICY=/etc/shibboleth/security-policy.xml
+
+die() { echo "setup-shibboleth-sp: $*" >&2; exit 1; }
+installed() { [ -x "$APACHE" ] && [ -x "$SHIBD" ] && [ -f "$MOD_SHIB" ] && [ -f "$STOCK_POLICY" ]; }
+
+install_packages() {
+    if installed; then
+        echo "setup-shibboleth-sp: apache2 and libapache2-mod-shib are installed ($("$SHIBD" -v 2>&1 | head -1))"
+        return 0
+    fi
+    local sudo=""
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null && sudo -n true 2>/dev/null || die "installing apache2 libapache2-mod-shib needs root (or password-less sudo)"
+        sudo="sudo -n"
+    fi
+    local guard=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        guard=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\n# temporary, from scripts/setup-shibboleth-sp.sh: no daemon starts during apt\nexit 101\n' \
+            | $sudo tee "$guard" >/dev/null
+        $sudo chmod 0755 "$guard"
+        trap '$sudo rm -f "$guard"' EXIT
+    fi
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends apache2 libapache2-mod-shib
+    if [ -n "$guard" ]; then $sudo rm -f "$guard"; trap - EXIT; fi
+    installed || die "apache2 / libapache2-mod-shib still missing after apt-get install"
+    echo "setup-shibboleth-sp: installed $("$SHIBD" -v 2>&1 | head -1)"
+}
+
+# A port nothing listens on: bash's /dev/tcp connect fails (refused) for a free port.
+free_port() {
+    local port
+    for _ in $(seq 1 50); do
+        port=$(( 20000 + RANDOM % 40000 ))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
+    done
+    die "no free port found"
+}
+
+# Waits until process $1 accepts connections on 127.0.0.1:$2 (true) or ends (false), at most 30 s.
+wait_listening() {
+    local deadline=$(( $(date +%s) + 30 ))
+    while [ "$(date +%s)" -lt "$deadline" ]; do
+        kill -0 "$1" 2>/dev/null || return 1
+        if (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null; then kill -0 "$1" 2>/dev/null; return; fi
+        sleep 0.05
+    done
+    return 1
+}
+
+fill() { # template → file, @KEY@ replaced (values never contain '|')
+    sed -e "s|@DIR@|$DIR|g" -e "s|@PORT@|$PORT|g" -e "s|@SP_ENTITY_ID@|$SP_ENTITY_ID|g" \
+        -e "s|@IDP_ENTITY_ID@|$IDP_ENTITY_ID|g" -e "s|@IDP_METADATA@|$DIR/idp-metadata.xml|g" \
+        -e "s|@SECURITY_POLICY@|$SECURITY_POLICY|g" -e "s|@USER_LINES@|$USER_LINES|g" "$1" > "$2"
+}
+
+stop_instance() {
+    local dir="$1" pid
+    if [ -s "$dir/run/apache2.pid" ] && [ -f "$dir/apache2.conf" ]; then
+        pid="$(cat "$dir/run/apache2.pid")"
+        kill "$pid" 2>/dev/null || true
+        timeout 20 tail --pid="$pid" -f /dev/null 2>/dev/null || true
+        rm -f "$dir/run/apache2.pid"
+    fi
+    if [ -s "$dir/run/shibd.pid" ]; then
+        pid="$(cat "$dir/run/shibd.pid")"
+        kill "$pid" 2>/dev/null || true
+        timeout 20 tail --pid="$pid" -f /dev/null 2>/dev/null || true
+        rm -f "$dir/run/shibd.pid"
+    fi
+}
+
+start_instance() {
+    installed || die "apache2 / libapache2-mod-shib are not installed: run $0 install (as root)"
+    [ -f "$IDP_METADATA" ] || die "no IdP metadata at $IDP_METADATA (write it with: samlharness attack-sp --idp-metadata-out FILE)"
+    IDP_ENTITY_ID="$(sed -n 's/.*entityID="\([^"]*\)".*/\1/p' "$IDP_METADATA" | head -1)"
+    [ -n "$IDP_ENTITY_ID" ] || die "$IDP_METADATA names no entityID"
+    stop_instance "$DIR"
+    mkdir -p "$DIR/run" "$DIR/log" "$DIR/htdocs/secure"
+    chmod 0755 "$DIR" "$DIR/run" "$DIR/htdocs" "$DIR/htdocs/secure"
+    install -m 0644 "$IDP_METADATA" "$DIR/idp-metadata.xml"
+    install -m 0644 "$TEMPLATES/attribute-map.xml" "$DIR/attribute-map.xml"
+    install -m 0644 "$TEMPLATES/whoami.shtml" "$DIR/htdocs/secure/whoami.shtml"
+    case "$POLICY" in
+        stock) SECURITY_POLICY="$STOCK_POLICY" ;;
+        hardened)
+            SECURITY_POLICY="$DIR/security-policy-hardened.xml"
+            grep -q '<ExcludedAlgorithms excludeDefaults="true"/>' "$STOCK_POLICY" \
+                && grep -q '<Policy id="default" validate="false">' "$STOCK_POLICY" \
+                || die "$STOCK_POLICY is not the packaged one this script knows how to harden"
+            sed -e 's|<ExcludedAlgorithms excludeDefaults="true"/>|<ExcludedAlgorithms excludeDefaults="true">http://www.w3.org/2000/09/xmldsig#rsa-sha1 http://www.w3.org/2000/09/xmldsig#sha1</ExcludedAlgorithms>|' \
+                -e 's|<Policy id="default" validate="false">|<Policy id="default" validate="false"><PolicyRule type="Bearer" checkCorrelation="true"/>|' \
+                "$STOCK_POLICY" > "$SECURITY_POLICY"
+            ;;
+        *) die "--policy must be stock or hardened" ;;
+    esac
+    USER_LINES=""
+    if [ "$(id -u)" = 0 ]; then
+        USER_LINES="User www-data\nGroup www-data"
+        chown -R www-data:www-data "$DIR/log"
+    fi
+    : > "$DIR/log/transaction.log"
+    local attempt apache_pid
+    for attempt in 1 2 3 4 5; do
+        PORT="${FIXED_PORT:-$(free_port)}"
+        BASE="http://127.0.0.1:$PORT"
+        SP_ENTITY_ID="$BASE/shibboleth"
+        fill "$TEMPLATES/shibboleth2.xml.in" "$DIR/shibboleth2.xml"
+        fill "$TEMPLATES/shibd.logger.in" "$DIR/shibd.logger"
+        fill "$TEMPLATES/native.logger.in" "$DIR/native.logger"
+        fill "$TEMPLATES/apache2.conf.in" "$DIR/apache2.conf"
+        sed -i 's|\\n|\n|g' "$DIR/apache2.conf"
+        [ "$attempt" = 1 ] && {
+            "$SHIBD" -f -c "$DIR/shibboleth2.xml" -p "$DIR/run/shibd.pid" -w 30 \
+                || die "shibd did not start; see $DIR/log/shibd.log"
+        }
+        # In the foreground of a background job: a failure to bind shows as the process
+        # ending, and readiness as the port accepting a connection.
+        : > "$DIR/log/apache-start.log"
+        setsid "$APACHE" -d /etc/apache2 -f "$DIR/apache2.conf" -DFOREGROUND \
+            >>"$DIR/log/apache-start.log" 2>&1 </dev/null &
+        apache_pid=$!
+        if wait_listening "$apache_pid" "$PORT"; then
+            echo "$apache_pid" > "$DIR/run/apache2.pid"
+            break
+        fi
+        if [ -n "${FIXED_PORT:-}" ] || ! grep -qi "address already in use" "$DIR/log/apache-start.log" "$DIR/log/apache-error.log" 2>/dev/null; then
+            cat "$DIR/log/apache-start.log" >&2
+            kill "$apache_pid" 2>/dev/null || true
+            stop_instance "$DIR"
+            die "Apache did not start; see $DIR/log/apache-error.log"
+        fi
+    done
+    [ -s "$DIR/run/apache2.pid" ] || { stop_instance "$DIR"; die "Apache found no free port"; }
+    cat > "$DIR/ready.env" <<ENV
+PORT=$PORT
+BASE=$BASE
+ACS=$BASE/Shibboleth.sso/SAML2/POST
+SP_ENTITY_ID=$SP_ENTITY_ID
+IDP_ENTITY_ID=$IDP_ENTITY_ID
+WHOAMI=$BASE/secure/whoami.shtml
+SESSION=$BASE/Shibboleth.sso/Session
+TRANSACTION_LOG=$DIR/log/transaction.log
+SHIBBOLETH_VERSION=$("$SHIBD" -v 2>&1 | head -1 | awk '{print $2}')
+SHIBBOLETH_PACKAGE=$(dpkg-query -W -f='${Version}' libapache2-mod-shib 2>/dev/null || echo unknown)
+APACHE_VERSION=$("$APACHE" -v | sed -n 's|^Server version: Apache/\([^ ]*\).*|\1|p')
+POLICY=$POLICY
+ENV
+    cat "$DIR/ready.env"
+}
+
+command="${1:-}"; shift || true
+case "$command" in
+    install) install_packages ;;
+    start)
+        DIR="${1:-}"; shift || true
+        [ -n "$DIR" ] || die "usage: $0 start DIR --idp-metadata FILE [--port N] [--policy stock|hardened]"
+        mkdir -p "$DIR"; DIR="$(cd "$DIR" && pwd)"
+        IDP_METADATA=""; FIXED_PORT=""; POLICY=stock
+        while [ $# -gt 0 ]; do
+            case "$1" in
+                --idp-metadata) IDP_METADATA="$2"; shift 2 ;;
+                --port) FIXED_PORT="$2"; shift 2 ;;
+                --policy) POLICY="$2"; shift 2 ;;
+                *) die "unknown argument: $1" ;;
+            esac
+        done
+        start_instance
+        ;;
+    stop)
+        [ -n "${1:-}" ] || die "usage: $0 stop DIR"
+        stop_instance "$1"
+        ;;
+    -h|--help|"") sed -n 2,27p "$0" ;;
+    *) die "unknown command: $command (install, start, stop)" ;;
+esac
