@@ -60,6 +60,12 @@ def main(argv):
         elif "RelyingParty" in names and a.rp:
             br.form.find_control("SignInOtherSite").items[0].selected = True
             br.form.find_control("SignInIdpSite").items[0].selected = False
+            # Real AD FS disables the drop-down until "another site" is chosen (its script
+            # enables it in a browser); a mechanize user of a real farm enables it by hand.
+            control = br.form.find_control("RelyingParty")
+            control.disabled = False
+            for item in control.items:
+                item.disabled = False
             br.form["RelyingParty"] = [a.rp]
             response = open_(br.form.click())
         else:

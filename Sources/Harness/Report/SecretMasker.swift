@@ -25,6 +25,9 @@ public struct SecretMasker: Sendable {
     /// one integer: a text that holds none of them holds no piece worth masking, which is
     /// the common case.
     let fragmentWindows: Set<UInt64>
+    /// The secrets' bytes in every encoding a client may use (UTF-8, Latin-1): a base64 token
+    /// that decodes to a text holding one (Basic's `user:password`) is masked whole.
+    let byteSecrets: [[UInt8]]
 
     /// - Parameter secrets: the scenario's own secrets (password, second-factor code);
     ///   values shorter than 3 characters are not masked (they would mask half the text).
@@ -33,6 +36,7 @@ public struct SecretMasker: Sendable {
         // the composed and decomposed forms of a text for one.
         var variants = ByteDistinct()
         var sources = ByteDistinct()
+        var byteSecrets: [[UInt8]] = []
         for secret in secrets where secret.count >= 3 {
             variants.insert(secret)
             // A client that does not encode its form body sends spaces as `+`, the rest raw.
@@ -53,10 +57,19 @@ public struct SecretMasker: Sendable {
             variants.insert(secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret)
             variants.insert(HTMLText.escape(secret))
             variants.insert(Self.xmlEscape(secret))
-            // Evidence shows mangled credentials as UTF-8 bytes in hex (`62 30 62 3D …`).
-            let bytes = Array(secret.utf8)
-            variants.insert(bytes.map { String(format: "%02X", $0) }.joined(separator: " "))
-            variants.insert(bytes.map { String(format: "%02x", $0) }.joined(separator: " "))
+            // Every byte form a client may send (UTF-8, Latin-1) as hex (`62 30 62 3D …`, with
+            // and without spaces) and percent-encoded (`%E9`, `%e9`): evidence and pages quote
+            // the bytes a client sent, which for a buggy client are not UTF-8.
+            var byteForms = [Array(secret.utf8)]
+            if let latin1 = secret.data(using: .isoLatin1) { byteForms.append(Array(latin1)) }
+            for bytes in byteForms {
+                for format in ["%02X", "%02x"] {
+                    variants.insert(bytes.map { String(format: format, $0) }.joined(separator: " "))
+                    variants.insert(bytes.map { String(format: format, $0) }.joined())
+                    variants.insert(bytes.map { Self.isUnreserved($0) ? String(UnicodeScalar($0)) : "%" + String(format: format, $0) }.joined())
+                }
+            }
+            byteSecrets.append(contentsOf: byteForms)
             if let json = try? JSONEncoder().encode(secret), let text = String(data: json, encoding: .utf8) {
                 variants.insert(String(text.dropFirst().dropLast()))
             }
@@ -71,6 +84,13 @@ public struct SecretMasker: Sendable {
             }
         }
         fragmentWindows = windows
+        self.byteSecrets = byteSecrets
+    }
+
+    /// RFC 3986 §2.3 unreserved characters, which percent-encoding leaves as they are.
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        PercentEncoding.isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
     }
 
     /// Strings distinct by their UTF-8 bytes, in the order first inserted.
@@ -141,7 +161,47 @@ public struct SecretMasker: Sendable {
             result = result.replacingOccurrences(of: literal, with: Self.mark)
         }
         for rule in Self.rules where rule.mayMatch(result) { result = rule.apply(result) }
-        return result
+        return maskBase64Secrets(result)
+    }
+
+    /// `text` with every base64 token (8 to 1,024 characters, RFC 4648 §4 alphabet) that
+    /// decodes to bytes holding a secret replaced: `Basic` credentials quoted without their
+    /// header name, a password base64-encoded in a body. Longer tokens (a SAMLResponse) are
+    /// skipped unread.
+    func maskBase64Secrets(_ text: String) -> String {
+        guard !byteSecrets.isEmpty else { return text }
+        let bytes = Array(text.utf8)
+        var tokens: [Range<Int>] = []
+        var start: Int? = nil
+        for index in 0...bytes.count {
+            let isBase64 = index < bytes.count && Self.isBase64(bytes[index])
+            if isBase64 { if start == nil { start = index } } else if let begin = start {
+                if (8...1024).contains(index - begin) { tokens.append(begin..<index) }
+                start = nil
+            }
+        }
+        guard !tokens.isEmpty else { return text }
+        var masked: [Range<Int>] = []
+        for token in tokens {
+            var body = Array(bytes[token])
+            while body.count % 4 != 0 { body.append(UInt8(ascii: "=")) }
+            guard let decoded = Data(base64Encoded: Data(body)).map(Array.init) else { continue }
+            if byteSecrets.contains(where: { SecretForms.contains(decoded, $0) }) { masked.append(token) }
+        }
+        guard !masked.isEmpty else { return text }
+        var out: [UInt8] = []
+        var cursor = 0
+        for range in masked {
+            out += bytes[cursor..<range.lowerBound]
+            out += Array(Self.mark.utf8)
+            cursor = range.upperBound
+        }
+        out += bytes[cursor...]
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func isBase64(_ byte: UInt8) -> Bool {
+        PercentEncoding.isAlphanumeric(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "=")
     }
 
     /// One header's value, masked as its name calls for.
@@ -215,13 +275,17 @@ public struct SecretMasker: Sendable {
 
     public func result(_ result: ScenarioResult) -> ScenarioResult {
         var copy = result
-        copy.reason = result.reason.map(evidence)
+        // The harness's own prose (reasons, details) names checks and places; only whole
+        // secrets are masked there, never an 8-character piece (`password` in
+        // `security.password-only-to-idp`). Quotes of traffic and the client's own output
+        // may hold a piece of a secret a buggy client cut, and are masked for those too.
+        copy.reason = result.reason.map(text)
         copy.verdicts = result.verdicts.map { verdict in
             var v = verdict
-            v.reason = evidence(verdict.reason)
+            v.reason = text(verdict.reason)
             v.evidence = verdict.evidence.map { item in
                 var e = item
-                e.detail = evidence(item.detail)
+                e.detail = text(item.detail)
                 e.excerpt = item.excerpt.map(evidence)
                 return e
             }

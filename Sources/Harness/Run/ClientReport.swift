@@ -16,6 +16,60 @@ public struct ClientReport: Codable, Sendable, Equatable {
         self.details = details
     }
 
+    enum CodingKeys: String, CodingKey { case outcome, error, resource, details }
+
+    /// `details` is "anything you like" (docs/running-clients.md): a string stays a string;
+    /// a number, boolean, array or object is kept as its JSON text, so a client that writes
+    /// `{"exit": 0}` loses nothing (its `validates_saml` still reads `"true"` from `true`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        outcome = try container.decodeIfPresent(String.self, forKey: .outcome)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+        resource = try container.decodeIfPresent(String.self, forKey: .resource)
+        details = try container.decodeIfPresent([String: DetailValue].self, forKey: .details)?.mapValues(\.text)
+    }
+
+    /// One value of `details`, as text.
+    struct DetailValue: Decodable {
+        let text: String
+
+        init(from decoder: any Decoder) throws {
+            let single = try decoder.singleValueContainer()
+            if let string = try? single.decode(String.self) { text = string; return }
+            if let bool = try? single.decode(Bool.self) { text = bool ? "true" : "false"; return }
+            if let integer = try? single.decode(Int64.self) { text = String(integer); return }
+            if let number = try? single.decode(Double.self) { text = String(number); return }
+            if single.decodeNil() { text = ""; return }
+            let any = try single.decode(JSONText.self)
+            text = any.text
+        }
+    }
+
+    /// An array or object value, re-serialised.
+    struct JSONText: Decodable {
+        let text: String
+
+        init(from decoder: any Decoder) throws {
+            if var array = try? decoder.unkeyedContainer() {
+                var parts: [String] = []
+                while !array.isAtEnd { parts.append(try array.decode(DetailValue.self).text) }
+                text = "[" + parts.joined(separator: ", ") + "]"
+            } else {
+                let object = try decoder.container(keyedBy: AnyKey.self)
+                text = "{" + object.allKeys.sorted { $0.stringValue < $1.stringValue }
+                    .map { "\($0.stringValue): \((try? object.decode(DetailValue.self, forKey: $0).text) ?? "")" }
+                    .joined(separator: ", ") + "}"
+            }
+        }
+    }
+
+    struct AnyKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
     /// The largest result file read.
     public static let maxBytes = 16 * 1024 * 1024
 

@@ -12,7 +12,7 @@ extension CASServer {
         case "POST": response = submitLogin(request)
         default: return .methodNotAllowed(request.method, allowed: ["GET", "POST"])
         }
-        response.delivery = environment.faultDelivery
+        response.delivery = environment.faultDelivery(for: response)
         return response
     }
 

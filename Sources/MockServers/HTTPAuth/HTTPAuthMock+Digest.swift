@@ -12,9 +12,12 @@ extension HTTPAuthMock {
         }
         let algorithm = credentials.algorithm
         let sentUser = credentials.username
+        // An algorithm the challenge did not offer: a new challenge, as Apache httpd's
+        // mod_auth_digest answers ("unknown algorithm": 401 with WWW-Authenticate), not
+        // 400 — the client may still answer with an offered one.
         guard algorithms.contains(algorithm) else {
-            return malformed(space, "algorithm=\(algorithm.rawValue) was not offered in realm \"\(space.realm)\" (offered: \(algorithms.map(\.rawValue).joined(separator: ", ")))",
-                             scheme: "Digest", user: sentUser)
+            return challenge(space, .malformed, scheme: "Digest", user: sentUser, algorithm: algorithm.rawValue,
+                             detail: "algorithm=\(algorithm.rawValue) was not offered in realm \"\(space.realm)\" (offered: \(algorithms.map(\.rawValue).joined(separator: ", ")))")
         }
         // RFC 7616 §3.4.6: the uri must name the request-target; if not, 400 Bad Request.
         guard credentials.uri == request.target else {

@@ -55,6 +55,18 @@ public enum HTTPDigestAlgorithm: String, Sendable, CaseIterable {
         return kd(ha1, [nonce, nc, cnonce, qop, h(method + ":" + uri)].joined(separator: ":"))
     }
 
+    /// ``response(username:realm:password:method:uri:nonce:nc:cnonce:qop:)`` with the password
+    /// as the bytes a client hashed: RFC 7616 §4 wants UTF-8 under `charset=UTF-8`, but a
+    /// client may hash another encoding (Latin-1), and only recomputing tells which.
+    public func response(username: String, realm: String, passwordBytes: [UInt8], method: String, uri: String,
+                         nonce: String, nc: String, cnonce: String, qop: String = "auth") -> String {
+        var a1 = Array((username + ":" + realm + ":").utf8)
+        a1 += passwordBytes
+        let base = digest.hex(a1)
+        let ha1 = isSession ? h(base + ":" + nonce + ":" + cnonce) : base
+        return kd(ha1, [nonce, nc, cnonce, qop, h(method + ":" + uri)].joined(separator: ":"))
+    }
+
     /// The `rspauth` of an `Authentication-Info` field (RFC 7616 §3.5): as ``response(username:realm:password:method:uri:nonce:nc:cnonce:qop:)``
     /// with `A2 = ":" request-uri`.
     public func rspauth(username: String, realm: String, password: String, uri: String,

@@ -57,7 +57,11 @@ extension MockIdP {
         }
         let path = ssoPath(for: request)
         guard request.method == "POST" else {
-            return page(for: flow, path: path, error: nil)
+            // The page the SSO endpoint's redirect leads to: the fault knobs that cut a body
+            // (`truncated-body`, `connection-reset`) cut this one, the login page itself.
+            var shown = page(for: flow, path: path, error: nil)
+            if environment.faultCutsBody { shown.delivery = environment.faultDelivery }
+            return shown
         }
         guard request.formValue("csrf_token") == flow.csrfToken || environment.profile.profile.personality == .simplesamlphp else {
             throw IdPError(status: 403, code: "flow.csrf", title: "Invalid Request",

@@ -30,7 +30,7 @@ extension MockIdP {
         let authnRequest = try decodeAuthnRequest(request, binding: binding)
         let pending = try pendingSSO(for: authnRequest, relayState: relayState, expectBinding: SAMLBindingURI.httpPost)
         var answer = try await begin(pending, request: request)
-        answer.delivery = environment.faultDelivery
+        answer.delivery = environment.faultDelivery(for: answer)
         if !pending.sp.fromMetadata {
             answer.annotations["idp.sp-unverified"] = "no metadata for \(pending.sp.entityID): answering at the request's ACS URL \(pending.sp.acsURL)"
             environment.logger.notice("no metadata for SP \(pending.sp.entityID); answering at the request's ACS URL \(pending.sp.acsURL)")

@@ -101,6 +101,24 @@ public final class MockEnvironment: Sendable {
         return .normal
     }
 
+    /// Whether the fault knob in force cuts an answer's body (`truncated-body`,
+    /// `connection-reset`) rather than delaying or withholding it.
+    public var faultCutsBody: Bool {
+        switch faultDelivery {
+        case .truncated, .reset: true
+        default: false
+        }
+    }
+
+    /// ``faultDelivery`` for `answer`, except that a body-cutting fault spares a redirect: a
+    /// browser never reads a 3xx's body and follows its `Location`, so cutting the body of
+    /// the 302 in front of a login page tests nothing a browser meets. The page the redirect
+    /// leads to is cut instead (its handler asks ``faultCutsBody``).
+    public func faultDelivery(for answer: MockResponse) -> MockResponse.Delivery {
+        if faultCutsBody, (300..<400).contains(answer.status) { return .normal }
+        return faultDelivery
+    }
+
     /// Records the base URL a mock listens on (`idp`, `sp`…).
     public func setBaseURL(_ url: String, for mock: String) {
         state.withLock { $0.bases[mock] = url }

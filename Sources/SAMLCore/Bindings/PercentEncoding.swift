@@ -134,7 +134,7 @@ public enum PercentEncoding {
         b >= UInt8(ascii: "a") && b <= UInt8(ascii: "f")
     }
 
-    static func isAlphanumeric(_ b: UInt8) -> Bool {
+    public static func isAlphanumeric(_ b: UInt8) -> Bool {
         (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
             || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9"))
     }

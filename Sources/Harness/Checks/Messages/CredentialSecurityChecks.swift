@@ -41,20 +41,36 @@ struct NoCredentialsToOtherHostCheck: Check {
 
     func evaluate(_ context: CheckContext) -> CheckOutcome {
         let entries = MessageTraffic.clientEntries(context.entries)
-        var owners: [String: String] = [:]  // Authorization value → the origin it went to first
-        var challenged: Set<String> = []
+        // The owners of the user's credentials are the protection spaces that asked for them
+        // (RFC 9110 §11.6.1): every origin that answered 401 with a challenge in this run, and
+        // the IdP's ECP endpoint, which SAML ECP has the client authenticate to (saml-ecp-v2.0
+        // §2.3.4; it may answer 401 first or not). Never "whoever received them first": a
+        // client that sends them to the SP first and then to the IdP leaks them to the SP.
+        let spaces = Set(entries.compactMap { entry -> String? in
+            guard entry.response?.status == 401, entry.response?.header("WWW-Authenticate") != nil else { return nil }
+            return MessageTraffic.destinationOrigin(entry)
+        }).union(ECPTraffic.idpRequests(context, after: -1).map(MessageTraffic.destinationOrigin))
+        var owners: [String: String] = [:]  // another scheme's credentials (Bearer…) → the origin they went to first
         var sent = 0
         for entry in entries {
             let origin = MessageTraffic.destinationOrigin(entry)
-            if let authorization = entry.request.header("Authorization") {
-                sent += 1
-                if let owner = owners[authorization], owner != origin, !challenged.contains(origin) {
-                    return .fail("the credentials sent to \(owner) went to \(origin) in #\(entry.sequence), which never asked for them",
-                                 [MessageTraffic.evidence(entry, "credentials to another host", excerpt: "Authorization: \(authorization)")])
+            guard let authorization = entry.request.header("Authorization") else { continue }
+            sent += 1
+            let scheme = HTTPAuthTraffic.scheme(authorization).lowercased()
+            if scheme == "basic" || scheme == "digest" {
+                guard spaces.contains(origin) else {
+                    let asked = spaces.sorted()
+                    return .fail("#\(entry.sequence) sent the user's \(scheme.capitalized) credentials to \(origin), which never asked for them"
+                                 + (asked.isEmpty ? " (no server challenged in this run)" : " (only \(asked.joined(separator: ", ")) challenged)"),
+                                 [MessageTraffic.evidence(entry, "credentials to a host that never challenged", excerpt: "Authorization: \(authorization)")])
                 }
-                owners[authorization] = owners[authorization] ?? origin
+                continue
             }
-            if entry.response?.status == 401 { challenged.insert(origin) }
+            if let owner = owners[authorization], owner != origin, !spaces.contains(origin) {
+                return .fail("the credentials sent to \(owner) went to \(origin) in #\(entry.sequence), which never asked for them",
+                             [MessageTraffic.evidence(entry, "credentials to another host", excerpt: "Authorization: \(authorization)")])
+            }
+            owners[authorization] = owners[authorization] ?? origin
         }
         // The IdP's cookies: by host (RFC 6265 §8.5: no port isolation).
         let records = CookieTraffic.records(entries).filter { ["idp", "cas", "adfs"].contains($0.entry.mock) }
@@ -121,11 +137,10 @@ struct NoCredentialsInURLCheck: Check {
                entry.request.target[userinfo.upperBound...].prefix(while: { $0 != "/" }).contains("@") {
                 return .fail("#\(entry.sequence) carries userinfo credentials in its URL", [MessageTraffic.evidence(entry, "user:password@ in the URL")])
             }
-            if let password, password.utf8.count >= 3 {
-                if Credentials.carries(entry, password: password) != nil { sentSecrets += 1 }
-                let decoded = String(decoding: PercentEncoding.percentDecode(entry.request.target, plusAsSpace: true), as: UTF8.self)
-                if entry.request.target.contains(password) || decoded.contains(password) {
-                    return .fail("the password travels in the URL of #\(entry.sequence)",
+            if let forms = password.flatMap(SecretForms.init), let found = forms.find(in: entry) {
+                sentSecrets += 1
+                if found.place.hasPrefix("the URL") {
+                    return .fail("the password travels in \(found.place) of #\(entry.sequence) (\(found.encoding))",
                                  [MessageTraffic.evidence(entry, "password in the URL", excerpt: entry.request.path)])
                 }
             }
@@ -151,19 +166,40 @@ struct PasswordOnlyToIdPCheck: Check {
         guard let password = Credentials(context).password, password.utf8.count >= 3 else {
             return .notApplicable("the scenario gives the client no password to look for")
         }
+        guard let forms = SecretForms(password) else {
+            return .notApplicable("the scenario gives the client no password to look for")
+        }
         let entries = MessageTraffic.clientEntries(context.entries)
-        let origins = Dictionary(entries.map { ($0.request.origin, $0.mock) }, uniquingKeysWith: { a, _ in a })
+        let receivers = MessageTraffic.receivers(context.entries)
         var evidence: [Evidence] = []
         for entry in entries {
-            guard let place = Credentials.carries(entry, password: password) else { continue }
-            let receiver = origins[MessageTraffic.destinationOrigin(entry)] ?? entry.mock
-            guard Self.credentialServers.contains(receiver) else {
-                return .fail("the password went to the \(receiver) in #\(entry.sequence) (\(place))",
-                             [MessageTraffic.evidence(entry, "password in \(place)")])
+            guard let found = forms.find(in: entry) else { continue }
+            // Through a proxy the receiver is the origin the request was headed for: the proxy
+            // relays what it does not consume (RFC 9110 §7.6), the user's password included.
+            // The proxy consumes Proxy-Authorization (RFC 9110 §11.7.2); a password there went
+            // to the proxy, whatever origin the request was headed for.
+            let proxied = MessageTraffic.isProxied(entry)
+            let receiver = found.place.contains("Proxy-Authorization") ? entry.mock
+                : proxied ? (receivers[MessageTraffic.destinationOrigin(entry)] ?? "origin behind the proxy")
+                : (receivers[MessageTraffic.destinationOrigin(entry)] ?? entry.mock)
+            // The CAS mock serves its protected application on the same listener (`/app/`):
+            // that is the application, not the login server.
+            let app = receiver == "cas" && MessageTraffic.destinationPath(entry).hasPrefix(CASServer.Path.app)
+            let how = "\(found.place), \(found.encoding)" + (proxied ? ", through the proxy" : "")
+            if app {
+                return .fail("the password went to the CAS-protected application in #\(entry.sequence) (\(how))",
+                             [MessageTraffic.evidence(entry, "password in \(how)")])
             }
-            evidence.append(MessageTraffic.evidence(entry, "password to the \(receiver) in \(place)"))
+            guard Self.credentialServers.contains(receiver) else {
+                return .fail("the password went to the \(receiver) in #\(entry.sequence) (\(how))",
+                             [MessageTraffic.evidence(entry, "password in \(how)")])
+            }
+            evidence.append(MessageTraffic.evidence(entry, "password to the \(receiver) in \(how)"))
         }
-        guard !evidence.isEmpty else { return .notApplicable("the client never sent the password in this run") }
+        guard !evidence.isEmpty else {
+            return .notApplicable("the client never sent the password in this run (looked for in every encoding: "
+                                  + forms.forms.map(\.encoding).joined(separator: ", ") + "; raw, percent-encoded, XML-escaped, inside Basic)")
+        }
         return .pass("the password went only to the login server (\(evidence.count) time(s))", evidence)
     }
 }

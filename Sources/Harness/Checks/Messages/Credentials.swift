@@ -96,25 +96,10 @@ struct Credentials {
         return out + rest
     }
 
-    /// Whether `entry`'s request carries `password` anywhere: body (raw or form-decoded),
-    /// query, a header (Basic decoded).
-    static func carries(_ entry: TrafficEntry, password: String) -> String? {
-        guard password.utf8.count >= 3 else { return nil }
-        let request = entry.request
-        if request.target.contains(password) || request.query.contains(where: { $0.value.contains(password) }) { return "the URL" }
-        if String(decoding: PercentEncoding.percentDecode(request.target, plusAsSpace: false), as: UTF8.self).contains(password) {
-            return "the URL"
-        }
-        let utf8 = Array(password.utf8)
-        for sent in passwordsSent(in: entry) where sent.bytes == utf8 { return sent.place }
-        if request.body.count < 4 << 20 {
-            let body = request.bodyText
-            if body.contains(password) { return "the body" }
-            if QueryParameter.parse(body).contains(where: { $0.value.contains(password) }) { return "the body" }
-        }
-        for header in request.headers where header.name.lowercased() != "authorization" && header.value.contains(password) {
-            return "the \(header.name) header"
-        }
-        return nil
+    /// Where `entry`'s request carries `password`, in any form a client may send it
+    /// (``SecretForms``: UTF-8, NFC/NFD, Latin-1; raw, percent-encoded, XML-escaped, inside
+    /// Basic's base64), with the encoding it went in.
+    static func carries(_ entry: TrafficEntry, password: String) -> SecretForms.Found? {
+        SecretForms(password)?.find(in: entry)
     }
 }

@@ -10,9 +10,17 @@ enum PasswordSubmissions {
         var rejected: Bool { outcome != "ok" }
     }
 
+    /// Every password submission of the run, behind the proxy too: the origin's verdict on a
+    /// request the client sent through the proxy is on the copy the proxy relayed (the
+    /// proxy's own exchange carries only its verdict on Proxy-Authorization), so the relayed
+    /// copies are read here, and the proxy's exchanges only for a refused proxy password.
     static func all(_ entries: [TrafficEntry]) -> [Submission] {
-        MessageTraffic.clientEntries(entries).compactMap { entry in
+        entries.filter { $0.mock != "control" }.compactMap { entry in
             let a = entry.annotations
+            if entry.mock == "proxy" {
+                guard let value = a["auth.result"], ["wrong-credentials", "malformed"].contains(value) else { return nil }
+                return Submission(entry: entry, outcome: "\(value) (proxy)")
+            }
             if let value = a["idp.login"], ["ok", "bad-password", "locked"].contains(value),
                entry.request.method == "POST" || entry.request.header("Authorization") != nil {
                 return Submission(entry: entry, outcome: value)
@@ -26,7 +34,10 @@ enum PasswordSubmissions {
             if a["adfs.fault"]?.contains("FailedAuthentication") == true, !(a["adfs.knobs"] ?? "").contains("adfs-fault") {
                 return Submission(entry: entry, outcome: "bad-password")
             }
-            if entry.mock != "proxy", let value = a["auth.result"], ["ok", "wrong-credentials"].contains(value) {
+            // A Digest answer refused as malformed or replayed is a submission too: a client
+            // that loops on it sends the password's hash again and again.
+            if let value = a["auth.result"], ["ok", "wrong-credentials", "malformed", "replayed-nc"].contains(value),
+               value == "ok" || value == "wrong-credentials" || entry.request.header("Authorization") != nil {
                 return Submission(entry: entry, outcome: value)
             }
             return nil

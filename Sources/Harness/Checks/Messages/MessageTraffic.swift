@@ -15,6 +15,26 @@ enum MessageTraffic {
         }
     }
 
+    /// Which mock answers at each origin, from every exchange (the copies the proxy relays
+    /// included: they name the origin behind it), so a request sent through the proxy is
+    /// attributed to the server it was headed for.
+    static func receivers(_ entries: [TrafficEntry]) -> [String: String] {
+        var receivers: [String: String] = [:]
+        for entry in entries where entry.mock != "control" && entry.mock != "proxy" {
+            receivers[entry.request.origin] = receivers[entry.request.origin] ?? entry.mock
+            // One server answers as 127.0.0.1 and as localhost: the Host the client named too.
+            let named = destinationOrigin(entry)
+            receivers[named] = receivers[named] ?? entry.mock
+        }
+        return receivers
+    }
+
+    /// A request the client sent through the harness proxy: received by the proxy, headed for
+    /// another origin (its `Host`, or an absolute-form target).
+    static func isProxied(_ entry: TrafficEntry) -> Bool {
+        entry.mock == "proxy" && destinationOrigin(entry) != entry.request.origin
+    }
+
     /// A request the harness proxy relayed to an origin (RFC 9110 §7.6.3 `Via`).
     static func isRelayed(_ entry: TrafficEntry) -> Bool {
         entry.request.headers(named: "Via").contains { $0.contains("samlharness-proxy") }
@@ -33,6 +53,11 @@ enum MessageTraffic {
     /// `scheme://host:port` of the URL a request was headed for.
     static func destinationOrigin(_ entry: TrafficEntry) -> String {
         URLParts(destination(entry))?.origin ?? entry.request.origin
+    }
+
+    /// The path a request was headed for (as written).
+    static func destinationPath(_ entry: TrafficEntry) -> String {
+        URLParts(destination(entry))?.path ?? entry.request.path
     }
 
     /// The host name (no port) a request was headed for.

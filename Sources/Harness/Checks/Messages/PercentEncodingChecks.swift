@@ -92,7 +92,7 @@ struct UTF8CredentialsCheck: Check {
             return .notApplicable("the password is plain ASCII; there is nothing to encode as UTF-8")
         }
         let utf8 = Array(password.utf8)
-        let latin1 = password.data(using: .isoLatin1).map(Array.init)
+        let forms = SecretForms(password)
         var evidence: [Evidence] = []
         for entry in MessageTraffic.clientEntries(context.entries) {
             for sent in Credentials.passwordsSent(in: entry) {
@@ -100,16 +100,39 @@ struct UTF8CredentialsCheck: Check {
                     evidence.append(MessageTraffic.evidence(entry, "the password went as UTF-8 in \(sent.place)"))
                     continue
                 }
-                let what = sent.bytes == latin1 ? "as Latin-1 (ISO-8859-1)" : "mangled"
+                // The evidence describes the bytes, never quotes them: they are the password.
+                let encoding = forms?.encoding(of: sent.bytes)
+                let what = encoding.map { "as \($0)" } ?? "mangled"
                 return .fail("the password went \(what) in \(sent.place) of #\(entry.sequence)",
-                             [MessageTraffic.evidence(entry, "expected UTF-8 \(hex(utf8)), sent \(hex(sent.bytes))")])
+                             [MessageTraffic.evidence(entry, Self.describe(sent.bytes, against: utf8, encoding: encoding))])
+            }
+            // RFC 7616 §4: a Digest answer carries no password, only a hash over it; the
+            // encoding it was hashed in shows by recomputing the answer with each.
+            if let field = entry.request.header("Authorization"), HTTPAuthTraffic.scheme(field).lowercased() == "digest" {
+                guard let encoding = forms?.digestEncoding(field, username: credentials.username, entry: entry) else { continue }
+                if encoding == "UTF-8" {
+                    evidence.append(MessageTraffic.evidence(entry, "the Digest response was computed over the UTF-8 password"))
+                    continue
+                }
+                return .fail("the Digest response of #\(entry.sequence) was computed over the password in \(encoding), not UTF-8",
+                             [MessageTraffic.evidence(entry, "recomputed over each encoding of the password: only \(encoding) gives the client's response")])
             }
         }
-        guard !evidence.isEmpty else { return .notApplicable("the client never sent the password in this run") }
+        guard !evidence.isEmpty else {
+            return .notApplicable("the client never sent the password in this run (form fields, query, Basic, WS-Security and Digest answers looked at)")
+        }
         return .pass("the non-ASCII password went as UTF-8 (\(evidence.count) time(s))", evidence)
     }
 
-    func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined(separator: " ") }
+    /// What was sent instead of the UTF-8 bytes, without the bytes themselves.
+    static func describe(_ sent: [UInt8], against utf8: [UInt8], encoding: String?) -> String {
+        if let encoding {
+            return "expected \(utf8.count) bytes of UTF-8; the client sent \(sent.count) bytes, the password in \(encoding)"
+        }
+        let differ = zip(sent, utf8).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset ?? min(sent.count, utf8.count)
+        return "expected \(utf8.count) bytes of UTF-8; the client sent \(sent.count) bytes that differ from byte \(differ) on"
+            + (sent.contains(0xEF) && sent.contains(0xBF) ? " (U+FFFD replacement characters among them)" : "")
+    }
 }
 
 /// The forms the mocks served, for knowing what a posted field was meant to hold.

@@ -36,12 +36,12 @@ struct HTTPAuthChallengeAnsweredCheck: Check {
             let scheme = HTTPAuthTraffic.scheme(answer)
             guard offered.contains(where: { $0.caseInsensitiveCompare(scheme) == .orderedSame }) else {
                 problems.append(ProtocolTraffic.evidence(next, "the challenge of #\(challenge.sequence) offered \(offered.joined(separator: ", ")); the client answered with \(scheme)",
-                                                         excerpt: answer))
+                                                         excerpt: HTTPAuthTraffic.credentialLine(next)))
                 continue
             }
             if HTTPAuthTraffic.refusedAsWrong(challenge), let sentBefore, sameCredentials(sentBefore, answer, challenge, next) {
-                problems.append(ProtocolTraffic.evidence(next, "the credentials refused at #\(challenge.sequence) were sent again unchanged",
-                                                         excerpt: answer))
+                problems.append(ProtocolTraffic.evidence(next, "the credentials refused as wrong at #\(challenge.sequence) were sent again (the same user and password)",
+                                                         excerpt: HTTPAuthTraffic.credentialLine(next)))
                 continue
             }
             answers.append(ProtocolTraffic.evidence(next, "answers the \(offered.joined(separator: ", ")) challenge of #\(challenge.sequence) with \(scheme)"))

@@ -28,7 +28,7 @@ struct HTTPAuthDigestResponseValidCheck: Check {
             do {
                 credentials = try DigestCredentials.read(AuthParameters.parse(field, expectToken68: false))
             } catch {
-                problems.append(ProtocolTraffic.evidence(entry, "the Digest credentials cannot be read: \(error)", excerpt: field))
+                problems.append(ProtocolTraffic.evidence(entry, "the Digest credentials cannot be read: \(error)", excerpt: "Authorization: " + field))
                 continue
             }
             var wrong: [String] = []
@@ -71,7 +71,7 @@ struct HTTPAuthDigestResponseValidCheck: Check {
             if wrong.isEmpty {
                 valid.append(ProtocolTraffic.evidence(entry, "\(credentials.algorithm.rawValue) response right (nc \(credentials.nc))"))
             } else {
-                problems.append(ProtocolTraffic.evidence(entry, wrong.joined(separator: "; "), excerpt: field))
+                problems.append(ProtocolTraffic.evidence(entry, wrong.joined(separator: "; "), excerpt: "Authorization: " + field))
             }
         }
         if !problems.isEmpty {

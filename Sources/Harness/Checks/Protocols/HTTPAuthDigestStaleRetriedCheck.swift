@@ -23,12 +23,12 @@ struct HTTPAuthDigestStaleRetriedCheck: Check {
             guard let field = next.request.header("Authorization"), HTTPAuthTraffic.scheme(field).lowercased() == "digest",
                   let parsed = try? AuthParameters.parse(field, expectToken68: false) else {
                 problems.append(ProtocolTraffic.evidence(next, "after stale=true at #\(stale.sequence) the client did not answer with Digest credentials",
-                                                         excerpt: next.request.header("Authorization") ?? "(no Authorization)"))
+                                                         excerpt: next.request.header("Authorization").map { "Authorization: " + $0 } ?? "(no Authorization)"))
                 continue
             }
             guard let nonce = parsed["nonce"], fresh.contains(nonce) else {
                 problems.append(ProtocolTraffic.evidence(next, "after stale=true at #\(stale.sequence) the client answered with nonce \(parsed["nonce"] ?? "(none)"), not the fresh one (\(fresh.sorted().joined(separator: ", ")))",
-                                                         excerpt: field))
+                                                         excerpt: "Authorization: " + field))
                 continue
             }
             retried.append(ProtocolTraffic.evidence(next, "retried with the fresh nonce from #\(stale.sequence)"))

@@ -24,9 +24,10 @@ enum HTTPAuthTraffic {
             return Space(mock: "proxy", origin: entry.request.origin, scope: "")
         case "auth":
             guard let realm = entry.annotations[HTTPAuthResult.Key.realm] else { return nil }
-            return Space(mock: "auth", origin: entry.request.origin, scope: "realm \"\(realm)\"")
+            // The host the client asked for (`localhost:PORT`), not the listening address.
+            return Space(mock: "auth", origin: MessageTraffic.destinationOrigin(entry), scope: "realm \"\(realm)\"")
         default:
-            return Space(mock: entry.mock, origin: entry.request.origin, scope: entry.request.path)
+            return Space(mock: entry.mock, origin: MessageTraffic.destinationOrigin(entry), scope: entry.request.path)
         }
     }
 
@@ -44,6 +45,13 @@ enum HTTPAuthTraffic {
     /// The credentials field of a request for its space.
     static func credentials(_ entry: TrafficEntry) -> String? {
         entry.request.header(entry.mock == "proxy" ? "Proxy-Authorization" : "Authorization")
+    }
+
+    /// The credentials of `entry` as a header line (`Authorization: Basic …`): evidence quotes
+    /// them with the field's name, which the report's masking keys on.
+    static func credentialLine(_ entry: TrafficEntry) -> String? {
+        let name = entry.mock == "proxy" ? "Proxy-Authorization" : "Authorization"
+        return entry.request.header(name).map { "\(name): \($0)" }
     }
 
     /// The auth-scheme token a field starts with.

@@ -19,7 +19,7 @@ struct OPDSBearerTokenSentCheck: Check {
             }
             let parts = field.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].caseInsensitiveCompare("Bearer") == .orderedSame else {
-                problems.append(ProtocolTraffic.evidence(call, "Authorization is not `Bearer <token>`", excerpt: field))
+                problems.append(ProtocolTraffic.evidence(call, "Authorization is not `Bearer <token>`", excerpt: "Authorization: " + field))
                 continue
             }
             let token = parts[1].trimmingCharacters(in: .whitespaces)
