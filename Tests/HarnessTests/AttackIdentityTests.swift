@@ -93,7 +93,7 @@ import Testing
     /// The SP's session page and log tell who, when the page does not.
     @Test func theSessionPageAndTheSPLogTellWho() async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("attack-log-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: log.path, contents: Data("old line admin@example.org\n".utf8))
+        try Data("old line admin@example.org\n".utf8).write(to: log)
         defer { try? FileManager.default.removeItem(at: log) }
         let identity = try AttackIdentitySources(identityPattern: nil, sessionURL: Self.sessionURL, spLog: log.path, acsURL: Self.acs)
         let naive = try await Self.runner(ScriptedSP(.naive, page: { _ in "<h1>Welcome</h1>" }, log: log), identity: identity,
