@@ -7,9 +7,11 @@ password field the password; the second-factor form; the consent page, Accept or
 SAMLH_CONSENT=decline, Reject; AD FS's relying-party choice; the auto-post form, which a browser
 without JavaScript submits by its button), until a page has no form. HTTP authentication the
 way a browser user answers a dialog: br.add_password for the IdP's and the start URL's
-origins; through a proxy: br.set_proxies + br.add_proxy_password (mechanize's documented proxy
+origins; AD FS's relying-party list is enabled as its radio button's onclick script does
+(mechanize runs no JavaScript); through a proxy: br.set_proxies + br.add_proxy_password (mechanize's documented proxy
 authentication, answering 407). SAMLH_SECOND_LOGIN=1 opens the start URL a second time in the
-same browser. Adapted: nothing (timeout= is SAMLH_REQUEST_TIMEOUT on each open; robots.txt and
+same browser. Success is what a script checks: the last page is a 200 without a form, back on
+the application (the SP; the start URL's site on web-sso and proxy). Adapted: nothing (timeout= is SAMLH_REQUEST_TIMEOUT on each open; robots.txt and
 refresh handling off, as for any scripted login). The final page is the resource; on a failure
 the error is its status, URL and text, or mechanize's exception.
 """
@@ -81,11 +83,21 @@ def login(br):
         elif "RelyingParty" in names and env.get("SAMLH_ADFS_RELYING_PARTY"):
             form.find_control("SignInOtherSite").items[0].selected = True
             form.find_control("SignInIdpSite").items[0].selected = False
+            choice = form.find_control("RelyingParty")
+            choice.disabled = False  # what the radio's onclick script does
+            for item in choice.items:
+                item.disabled = False
             form["RelyingParty"] = [env["SAMLH_ADFS_RELYING_PARTY"]]
             response = open_(br, form.click())
         else:
             break
     return response, bool(list(br.forms())) if response.code == 200 else False
+
+
+def application_origin():
+    """Where the login must land: the SP for IdP-started flows, else the start URL's site."""
+    started_at_idp = env.get("SAMLH_FLOW") in ("web-sso-idp-initiated", "adfs-passive")
+    return origin(env["SAMLH_SP_URL"] if started_at_idp and env.get("SAMLH_SP_URL") else env["SAMLH_START_URL"])
 
 
 try:
@@ -95,8 +107,8 @@ try:
         body = response.get_data().decode("utf-8", "replace")
         if response.code != 200 or form_left:
             break
-    ok = response.code == 200 and not form_left
-    report(ok, body, "HTTP %d at %s: %s" % (response.code, response.geturl(), body[:3000]),
+    ok = response.code == 200 and not form_left and origin(response.geturl()) == application_origin()
+    report(ok, body, "HTTP %d %s at %s: %s" % (response.code, getattr(response, "msg", ""), response.geturl(), body[:3000]),
            status=response.code, url=response.geturl())
 except Exception as error:  # noqa: BLE001 - a network error, a page mechanize cannot parse
     failure(error)
