@@ -6,6 +6,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install-deps.sh
 bash scripts/setup-tls.sh
 bash scripts/setup-interop.sh
+bash scripts/setup-shibboleth-sp.sh install
 bash scripts/setup-report-tools.sh
 swift build --build-tests
 # Three runs: the suites that measure time per case (the hostile-input corpus: every case

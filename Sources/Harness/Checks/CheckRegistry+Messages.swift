@@ -10,7 +10,7 @@ extension CheckRegistry {
         ConsentAnsweredCheck(), SecondFactorCompletedCheck(), RedirectsBoundedCheck(), TimeoutCleanCheck(),
         ServerErrorReportedCheck(), ReauthOnCredentialsInvalidCheck(), NoDuplicatePostCheck(),
         // Security.
-        NoPreemptiveCredentialsCheck(), NoCredentialsToOtherHostCheck(), NoHTTPSDowngradeCheck(),
+        NoPreemptiveCredentialsCheck(), NoPreemptiveProxyCredentialsCheck(), NoCredentialsToOtherHostCheck(), NoHTTPSDowngradeCheck(),
         NoCredentialsInURLCheck(), PasswordOnlyToIdPCheck(), SignatureValidatedCheck(),
         AssertionConditionsValidatedCheck(), RelayStateNotFollowedCheck(), ProxyCredentialsOnlyToProxyCheck(),
     ]

@@ -22,7 +22,7 @@ public enum ExpectationJudge {
         return uses.map { use in
             switch use.id {
             case "flow.resource-obtained": resourceObtained(use, execution, truth)
-            case "flow.failure-reported": failureReported(use, scenario, execution, truth)
+            case "flow.failure-reported": failureReported(use, scenario, execution, truth, entries: entries)
             case "flow.no-false-success": noFalseSuccess(use, execution, truth)
             default:
                 if let check = CheckRegistry.implementations[use.id] {
@@ -74,36 +74,55 @@ public enum ExpectationJudge {
     }
 
     static func failureReported(_ use: CheckUse, _ scenario: Scenario, _ execution: ClientExecution,
-                                _ truth: Truth) -> Verdict {
+                                _ truth: Truth, entries: [TrafficEntry] = []) -> Verdict {
+        func verdict(_ status: Verdict.Status, _ reason: String, _ evidence: [Evidence] = []) -> Verdict {
+            Verdict(check: use.id, level: use.level, status: status, reason: reason, evidence: evidence)
+        }
         if execution.byHand {
             if let token = truth.served {
-                return Verdict(check: use.id, level: use.level, status: .fail,
-                               reason: "the mocks served the \(token.kind) where the login had to fail",
-                               evidence: [Evidence(exchange: token.exchange, detail: token.kind, excerpt: token.value)])
+                return verdict(.fail, "the mocks served the \(token.kind) where the login had to fail",
+                               [Evidence(exchange: token.exchange, detail: token.kind, excerpt: token.value)])
             }
-            return Verdict(check: use.id, level: use.level, status: .pass,
-                           reason: "the resource was never served; by hand, what the app showed (`\(scenario.expect.error ?? "")` expected) is for you to see")
+            return verdict(.pass, "the resource was never served; by hand, what the app showed (`\(scenario.expect.error ?? "")` expected) is for you to see")
+        }
+        // One rule for every token: a client that does not validate SAML itself hands the
+        // token to the relying party, whose verdict counts.
+        if truth.found(in: execution.report?.resource) != nil,
+           let refused = RefusalEvidence.relyingPartyRefusesToken(scenario, entries, execution) {
+            return verdict(.pass, "the client does not validate SAML itself and handed the token of #\(refused.entry.sequence) on; the relying party refuses it (\(refused.code))",
+                           [Evidence(exchange: refused.entry.sequence, mock: refused.entry.mock, detail: "token issued with its defect (\(refused.code))")])
         }
         if let token = truth.found(in: execution.report?.resource) {
-            return Verdict(check: use.id, level: use.level, status: .fail,
-                           reason: "the client obtained the resource (\(token.kind)) where it had to fail",
-                           evidence: [Evidence(exchange: token.exchange, detail: token.kind, excerpt: token.value)])
+            return verdict(.fail, "the client obtained the resource (\(token.kind)) where it had to fail",
+                           [Evidence(exchange: token.exchange, detail: token.kind, excerpt: token.value)])
         }
         if execution.claimsSuccess {
-            return Verdict(check: use.id, level: use.level, status: .fail,
-                           reason: "the client reported success; it had to fail naming `\(scenario.expect.error ?? "")`",
-                           evidence: [Evidence(detail: "exit status \(execution.status.map(String.init) ?? "none")",
-                                               excerpt: excerpt(execution.report?.outcome))])
+            return verdict(.fail, "the client reported success; it had to fail naming `\(scenario.expect.error ?? "")`",
+                           [Evidence(detail: "exit status \(execution.status.map(String.init) ?? "none")", excerpt: excerpt(execution.report?.outcome))])
         }
+        // The traffic first: the refusal the scenario's knobs set up, by the SP.
+        let expected = RefusalEvidence.expectedCodes(scenario)
+        let refusals = RefusalEvidence.refusals(entries)
+        if !expected.isEmpty, let first = refusals.first {
+            if let hit = refusals.first(where: { expected.contains($0.code) }) {
+                return verdict(.pass, "the SP refused the login with \(hit.code) in #\(hit.entry.sequence), as the scenario sets up, and the client stopped and reported a failure",
+                               [Evidence(exchange: hit.entry.sequence, mock: hit.entry.mock, detail: "the SP's refusal (\(hit.code))"),
+                                Evidence(detail: "the client's error", excerpt: excerpt(execution.report?.error ?? execution.stderr))])
+            }
+            return verdict(.fail, "the SP refused with \(first.code) in #\(first.entry.sequence), not with \(expected.sorted().joined(separator: " or ")) the scenario sets up: what stopped the login was something the client changed, not the scenario's defect",
+                           [Evidence(exchange: first.entry.sequence, mock: first.entry.mock, detail: "the SP's refusal (\(first.code))")])
+        }
+        // The client refused by itself (nothing it sent was refused for the scenario's
+        // reason): its own report must name the error. The result's `error` is read alone
+        // when the client wrote one, so a word in an unrelated log line does not count.
         let words = (scenario.expect.error ?? "").lowercased()
-        guard execution.errorText.lowercased().contains(words) else {
-            return Verdict(check: use.id, level: use.level, status: .fail,
-                           reason: "the client failed, but its error does not name `\(scenario.expect.error ?? "")`",
-                           evidence: [Evidence(detail: "the client's error", excerpt: excerpt(execution.report?.error ?? execution.stderr))])
+        let said = (execution.report?.error).flatMap { $0.isEmpty ? nil : $0 } ?? execution.errorText
+        guard said.lowercased().contains(words) else {
+            return verdict(.fail, "the client failed, but its error does not name `\(scenario.expect.error ?? "")`",
+                           [Evidence(detail: "the client's error", excerpt: excerpt(said))])
         }
-        return Verdict(check: use.id, level: use.level, status: .pass,
-                       reason: "the client stopped and named `\(scenario.expect.error ?? "")`",
-                       evidence: [Evidence(detail: "the client's error", excerpt: excerpt(execution.report?.error ?? execution.stderr))])
+        return verdict(.pass, "the client stopped and named `\(scenario.expect.error ?? "")`",
+                       [Evidence(detail: "the client's error", excerpt: excerpt(said))])
     }
 
     static func noFalseSuccess(_ use: CheckUse, _ execution: ClientExecution, _ truth: Truth) -> Verdict {

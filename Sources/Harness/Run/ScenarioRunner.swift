@@ -121,6 +121,9 @@ public struct ScenarioRunner: Sendable {
                           verdicts: verdicts, exchanges: entries.count, client: summary)
         }
         let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
+        if failed.isEmpty, let unexercised = scenario.unexercised(verdicts) {
+            return finish(.error, unexercised, verdicts: verdicts, exchanges: entries.count, client: summary)
+        }
         return finish(failed.isEmpty ? .pass : .fail, failed.first.map { "\($0.check): \($0.reason)" },
                       verdicts: verdicts, exchanges: entries.count, client: summary)
     }
@@ -145,8 +148,10 @@ public struct ScenarioRunner: Sendable {
         let verdicts = ExpectationJudge.verdicts(scenario: scenario, target: target, entries: entries,
                                                  execution: .byHand(seconds: seconds), truth: Truth.from(entries))
         let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
-        return ScenarioResult(scenario: scenario.id, flow: scenario.flow.rawValue, status: failed.isEmpty ? .pass : .fail,
-                              reason: failed.first.map { "\($0.check): \($0.reason)" }, verdicts: verdicts,
+        let unexercised = failed.isEmpty ? scenario.unexercised(verdicts) : nil
+        return ScenarioResult(scenario: scenario.id, flow: scenario.flow.rawValue,
+                              status: unexercised != nil ? .error : failed.isEmpty ? .pass : .fail,
+                              reason: unexercised ?? failed.first.map { "\($0.check): \($0.reason)" }, verdicts: verdicts,
                               seconds: (seconds * 1000).rounded() / 1000, exchanges: entries.count, client: nil)
     }
 

@@ -26,6 +26,10 @@ public struct Scenario: Codable, Sendable, Equatable {
     /// The scenario runs on the real clock whatever `run --time-scale` says: a lifetime the
     /// client must beat (a one-second ticket) does not shrink with the waits.
     public var realTime: Bool?
+    /// The checks the scenario exists to exercise: a run in which one of them stayed
+    /// not-applicable never met the situation the scenario is named for (the client bypassed
+    /// the proxy, no stale nonce was answered), and is an error, not a pass.
+    public var exercises: [String]?
     /// The recorded chain of a `replay` scenario.
     public var replay: RecordedChain?
 
@@ -37,13 +41,14 @@ public struct Scenario: Codable, Sendable, Equatable {
         case startPath = "start_path"
         case options, expect, checks, timeout, seed, clock, replay
         case realTime = "real_time"
+        case exercises
     }
 
     public init(id: String, title: String, description: String, references: [String]? = nil, tags: [String],
                 flow: Flow, profile: String? = nil, knobs: [String]? = nil, user: UserSpec? = nil,
                 startPath: String? = nil, options: FlowOptions? = nil, expect: ScenarioExpectation, checks: [CheckUse],
                 timeout: Double? = nil, seed: UInt64? = nil, clock: ClockSpec? = nil, realTime: Bool? = nil,
-                replay: RecordedChain? = nil) {
+                replay: RecordedChain? = nil, exercises: [String]? = nil) {
         self.id = id
         self.title = title
         self.description = description
@@ -62,6 +67,17 @@ public struct Scenario: Codable, Sendable, Equatable {
         self.clock = clock
         self.realTime = realTime
         self.replay = replay
+        self.exercises = exercises
+    }
+
+    /// The first check of ``exercises`` that stayed not-applicable in `verdicts`, as the
+    /// reason the run is an error; nil when every one was evaluated.
+    public func unexercised(_ verdicts: [Verdict]) -> String? {
+        for id in exercises ?? [] {
+            guard let verdict = verdicts.first(where: { $0.check == id }), verdict.status == .notApplicable else { continue }
+            return "the situation this scenario exists for never arose: `\(id)` stayed not-applicable (\(verdict.reason))"
+        }
+        return nil
     }
 
     /// The default timeout, in seconds.
@@ -216,11 +232,17 @@ public struct ScenarioExpectation: Codable, Sendable, Equatable {
     public var error: String?
     /// Why this outcome is right.
     public var reason: String?
+    /// The reason code the SP gives when the scenario's defect reaches it (`sp.rejected`),
+    /// when the knobs' own code does not say it (an unsolicited Response's InResponseTo is
+    /// `in-response-to.unexpected`, not `…mismatch`). `flow.failure-reported` reads the
+    /// traffic for it before the client's words.
+    public var refusal: String?
 
-    public init(outcome: Outcome, error: String? = nil, reason: String? = nil) {
+    public init(outcome: Outcome, error: String? = nil, reason: String? = nil, refusal: String? = nil) {
         self.outcome = outcome
         self.error = error
         self.reason = reason
+        self.refusal = refusal
     }
 }
 

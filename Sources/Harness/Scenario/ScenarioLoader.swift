@@ -200,6 +200,9 @@ public final class ScenarioLoader: @unchecked Sendable {
                 add([.key("knobs"), .index(index)], "\(error)")
             }
         }
+        for (index, id) in (scenario.exercises ?? []).enumerated() where !scenario.checks.contains(where: { $0.id == id }) {
+            add([.key("exercises"), .index(index)], "`\(id)` is not among the scenario's `checks`; a check it exercises must be judged")
+        }
         var seen: [String: Int] = [:]
         for (index, use) in scenario.checks.enumerated() {
             let path: [PathComponent] = [.key("checks"), .index(index)]

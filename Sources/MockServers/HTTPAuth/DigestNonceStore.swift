@@ -32,6 +32,7 @@ final class DigestNonceStore: Sendable {
         var records: [String: Record] = [:]
         var order: [String] = []
         var counter: UInt64 = 0
+        var staleServed = false
     }
 
     private let state = Mutex(State())
@@ -75,6 +76,16 @@ final class DigestNonceStore: Sendable {
             record.lastCount = count
             state.records[nonce] = record
             return .accepted
+        }
+    }
+
+    /// True the first time it is asked in this store's life, false after: the one right
+    /// answer that meets a stale nonce under ``HTTPAuthMock/staleFirstSegment``.
+    func staleOnce() -> Bool {
+        state.withLock { state in
+            guard !state.staleServed else { return false }
+            state.staleServed = true
+            return true
         }
     }
 

@@ -53,6 +53,10 @@ extension HTTPAuthMock {
             return challenge(space, .wrongCredentials, scheme: "Digest", user: user.username, algorithm: algorithmName,
                              detail: "the \(algorithmName) response does not match the password of \(user.username)")
         }
+        if request.path.contains(Self.staleFirstSegment), nonces.staleOnce() {
+            return challenge(space, .staleNonce, scheme: "Digest", user: user.username, algorithm: algorithmName, stale: true,
+                             detail: "the response was right but nonce \(credentials.nonce) went stale before it arrived (\(Self.staleFirstSegment))")
+        }
         switch nonces.use(nonce: credentials.nonce, realm: space.realm, count: credentials.nonceCount) {
         case .accepted:
             var response = granted(space, user: user, scheme: "Digest", algorithm: algorithmName)

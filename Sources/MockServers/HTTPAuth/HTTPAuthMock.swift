@@ -74,13 +74,43 @@ public struct HTTPAuthMock: MockHandler {
             return challenge(space, .wrongCredentials, scheme: schemeName,
                              detail: "the \(schemeName) scheme is not offered in realm \"\(space.realm)\"; the challenge offered \(space.scheme.name)")
         }
+        let answer: MockResponse
         switch space.scheme {
         case .basic:
-            return basic(authorization, space: space, request: request)
+            answer = basic(authorization, space: space, request: request)
         case .digest(let algorithms):
-            return digest(authorization, space: space, algorithms: algorithms, request: request)
+            answer = digest(authorization, space: space, algorithms: algorithms, request: request)
         }
+        return continued(answer, request: request)
     }
+
+    /// The prefix of a page name that makes an authenticated page lead on to a second
+    /// resource of the same space: `/basic/reports/2024/continue-q3.html` answers a right
+    /// request with 302 to `/basic/reports/2024/q3.html` — the same directory, which RFC 7617
+    /// §2.2 puts in the credentials' scope — so every client makes a second request in a
+    /// space it has authenticated to (the situation `httpauth.protection-space-reused` judges).
+    public static let continuePrefix = "continue-"
+
+    /// A granted answer for a ``continuePrefix`` page turned into the redirect to the page
+    /// without the prefix (query kept); every other answer as it is.
+    func continued(_ answer: MockResponse, request: MockRequest) -> MockResponse {
+        guard answer.status == 200, let slash = request.path.lastIndex(of: "/") else { return answer }
+        let name = String(request.path[request.path.index(after: slash)...])
+        guard name.hasPrefix(Self.continuePrefix) else { return answer }
+        let path: String = String(request.path[...slash]) + String(name.dropFirst(Self.continuePrefix.count))
+        var location: String = path
+        if let query = request.rawQuery { location += "?" + query }
+        var redirect = MockResponse.redirect(location)
+        redirect.annotations = answer.annotations
+        redirect.annotations["auth.continue"] = path
+        return redirect
+    }
+
+    /// The path segment under which the first right Digest answer of a run meets a nonce that
+    /// went stale meanwhile (RFC 7616 §3.3): 401 with `stale=true` and a fresh nonce, as a
+    /// server with a short nonce lifetime answers a slow client. Every client then meets the
+    /// situation `httpauth.digest-stale-retried` judges, without waiting out a lifetime.
+    public static let staleFirstSegment = "/stale-first/"
 
     // MARK: - Answers
 

@@ -2,35 +2,68 @@ import Foundation
 import MockServers
 import SAMLCore
 
-/// Credentials are sent only after a challenge for that protection space (origin), never up
-/// front. RFC 9110 §11.6.1; CFNetwork protection-space semantics.
+/// Credentials are sent only after a challenge for that protection space, never up front.
+/// RFC 9110 §11.6.1; RFC 7617 §2.2 (a space covers the challenged URI's directory and below);
+/// CFNetwork protection-space semantics. Proxy credentials are judged apart
+/// (``NoPreemptiveProxyCredentialsCheck``): sending them up front to the proxy the user
+/// configured is common and allowed.
 struct NoPreemptiveCredentialsCheck: Check {
     static let id = "security.no-preemptive-credentials"
 
     func evaluate(_ context: CheckContext) -> CheckOutcome {
-        var challenged: Set<String> = [], proxyChallenged: Set<String> = []
+        var challenged: [(origin: String, directory: String)] = []
         var evidence: [Evidence] = []
         for entry in MessageTraffic.clientEntries(context.entries) {
             let origin = MessageTraffic.destinationOrigin(entry)
-            if entry.request.header("Authorization") != nil {
-                guard challenged.contains(origin) else {
-                    return .fail("#\(entry.sequence) sent Authorization to \(origin) before any 401 challenge from it",
-                                 [MessageTraffic.evidence(entry, "credentials up front", excerpt: "Authorization: " + (entry.request.header("Authorization") ?? ""))])
+            let path = MessageTraffic.destinationPath(entry)
+            if let authorization = entry.request.header("Authorization") {
+                guard challenged.contains(where: { $0.origin == origin && path.hasPrefix($0.directory) }) else {
+                    let nearest = challenged.first { $0.origin == origin }
+                    return .fail("#\(entry.sequence) sent Authorization to \(origin)\(path) before any 401 challenge for that space"
+                                 + (nearest.map { " (the challenge of \($0.origin) covered \($0.directory) only)" } ?? ""),
+                                 [MessageTraffic.evidence(entry, "credentials up front", excerpt: "Authorization: " + authorization)])
                 }
                 evidence.append(MessageTraffic.evidence(entry, "Authorization after a challenge"))
             }
-            if entry.request.header("Proxy-Authorization") != nil {
-                guard proxyChallenged.contains(entry.request.origin) else {
-                    return .fail("#\(entry.sequence) sent Proxy-Authorization before any 407 challenge from the proxy",
-                                 [MessageTraffic.evidence(entry, "proxy credentials up front")])
-                }
-                evidence.append(MessageTraffic.evidence(entry, "Proxy-Authorization after a 407"))
+            if entry.response?.status == 401, entry.response?.header("WWW-Authenticate") != nil {
+                challenged.append((origin, Self.directory(of: path)))
             }
-            if entry.response?.status == 401, entry.response?.header("WWW-Authenticate") != nil { challenged.insert(origin) }
-            if entry.response?.status == 407 { proxyChallenged.insert(entry.request.origin) }
         }
-        guard !evidence.isEmpty else { return .notApplicable("the client sent no Authorization or Proxy-Authorization in this run") }
-        return .pass("credentials went only after a challenge (\(evidence.count) request(s))", evidence)
+        guard !evidence.isEmpty else { return .notApplicable("the client sent no Authorization in this run") }
+        return .pass("credentials went only after a challenge for their space (\(evidence.count) request(s))", evidence)
+    }
+
+    /// RFC 7617 §2.2: "all paths at or deeper than the last symbolic element in the path
+    /// field of the Request-URI".
+    static func directory(of path: String) -> String {
+        let bare = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
+        guard let slash = bare.lastIndex(of: "/") else { return "/" }
+        return String(bare[...slash])
+    }
+}
+
+/// Proxy-Authorization only after a 407 from the proxy. A recommendation: RFC 9110 §11.7.2
+/// does not forbid sending credentials up front to the proxy the user configured, and curl,
+/// python-requests and wget all do; but a proxy that would not have asked (or a proxy the
+/// client was pointed at by the environment) then sees them needlessly.
+struct NoPreemptiveProxyCredentialsCheck: Check {
+    static let id = "security.no-preemptive-proxy-credentials"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        var challenged = false
+        var sent = 0
+        for entry in MessageTraffic.clientEntries(context.entries) where entry.mock == "proxy" {
+            if let value = entry.request.header("Proxy-Authorization") {
+                sent += 1
+                guard challenged else {
+                    return .fail("#\(entry.sequence) sent Proxy-Authorization to the proxy before any 407 from it",
+                                 [MessageTraffic.evidence(entry, "proxy credentials up front", excerpt: "Proxy-Authorization: " + value)])
+                }
+            }
+            if entry.response?.status == 407 { challenged = true }
+        }
+        guard sent > 0 else { return .notApplicable("the client sent no Proxy-Authorization in this run") }
+        return .pass("Proxy-Authorization went only after the proxy's 407 (\(sent) request(s))")
     }
 }
 

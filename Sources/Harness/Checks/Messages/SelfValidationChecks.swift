@@ -53,6 +53,32 @@ struct SelfValidationJudge {
         return .notApplicable("the client forwarded the ECP Response of #\(served.sequence) without judging it; it does not validate SAML itself")
     }
 
+    /// WS-Trust: AD FS's RSTR carries the token (SAML 1.1 or 2.0); a client that validates
+    /// refuses a broken one — it reports no token. One that does not hands it to the relying
+    /// party (``RefusalEvidence/relyingPartyRefusesToken(_:_:_:)``). Nil when no broken
+    /// token was issued.
+    func wstrust(_ context: CheckContext, scenarioKnobs: [Knob]) -> CheckOutcome? {
+        let issued = context.entries.last { entry in
+            entry.mock == "adfs" && entry.response?.status == 200 && entry.request.path.contains("/adfs/services/trust")
+        }
+        guard let issued else { return nil }
+        let annotated = (issued.annotations["adfs.knobs"] ?? "").split(separator: " ").compactMap { try? Knob(parsing: String($0)) }
+        let knobs = (annotated.isEmpty ? scenarioKnobs : annotated).filter(breaks)
+        guard !knobs.isEmpty else { return nil }
+        let names = knobs.map(\.text).joined(separator: ", ")
+        let issuedEvidence = MessageTraffic.evidence(issued, "token issued with \(names)")
+        let took = context.execution.claimsSuccess && context.truth.found(in: context.execution.report?.resource) != nil
+        guard Self.claimsValidation(context, of: knobs) else {
+            return took
+                ? .notApplicable("the client took the token of #\(issued.sequence) without judging it (it declares no SAML validation); the relying party judges it")
+                : .pass("the client refused the token with \(what) of #\(issued.sequence) (\(names))", [issuedEvidence])
+        }
+        if took || context.execution.claimsSuccess {
+            return .fail("the client says it validates SAML, yet took the token with \(what) of #\(issued.sequence) (\(names))", [issuedEvidence])
+        }
+        return .pass("the client refused the token with \(what) of #\(issued.sequence) (\(names))", [issuedEvidence])
+    }
+
     func evaluate(_ context: CheckContext) -> CheckOutcome {
         let served = SAMLPostTraffic.servedForms(context.entries, field: "SAMLResponse")
         let scenarioKnobs = (context.scenario.knobs ?? []).compactMap { try? Knob(parsing: $0) }
@@ -63,8 +89,8 @@ struct SelfValidationJudge {
             return knobs.isEmpty ? nil : (form, knobs)
         }
         guard let (form, knobs) = broken.first else {
-            return ecp(context, scenarioKnobs: scenarioKnobs)
-                ?? .notApplicable("the IdP served no Response with \(what) in this run")
+            return ecp(context, scenarioKnobs: scenarioKnobs) ?? wstrust(context, scenarioKnobs: scenarioKnobs)
+                ?? .notApplicable("the IdP served no Response or token with \(what) in this run")
         }
         let names = knobs.map(\.text).joined(separator: ", ")
         let formEvidence = MessageTraffic.evidence(form.entry, "Response served with \(names)")

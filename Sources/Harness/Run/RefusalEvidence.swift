@@ -1,0 +1,57 @@
+import Foundation
+import MockServers
+
+/// What the traffic says about a refusal a negative scenario sets up, read before the
+/// client's words (issue 17 §8): the relying party's refusal the scenario's knobs must cause
+/// (the SP's reason code), a different refusal the client caused instead (it rewrote the
+/// Response), or a token the client handed on unvalidated that the relying party refuses.
+enum RefusalEvidence {
+    /// A relying party's refusal in the traffic: the SP's `sp.rejected` code.
+    struct Refusal {
+        let code: String
+        let entry: TrafficEntry
+    }
+
+    /// The SP reason codes the scenario's knobs make an SP give (``Knob/expectedSPReason``).
+    static func expectedCodes(_ scenario: Scenario) -> Set<String> {
+        if let refusal = scenario.expect.refusal { return [refusal] }
+        return Set((scenario.knobs ?? []).compactMap { try? Knob(parsing: $0) }.compactMap(\.expectedSPReason))
+    }
+
+    /// The SP's refusals in the run, in order.
+    static func refusals(_ entries: [TrafficEntry]) -> [Refusal] {
+        entries.compactMap { entry in
+            guard entry.mock == "sp", let code = entry.annotations["sp.rejected"] else { return nil }
+            return Refusal(code: code, entry: entry)
+        }
+    }
+
+    /// Whether the client says it judges SAML itself (`details.validates_saml` and its
+    /// synonyms): `true`/`strict`, or `signature-present` for a defect that is only a missing
+    /// signature. docs/running-clients.md.
+    static func declaresValidation(_ execution: ClientExecution, of codes: Set<String>) -> Bool {
+        let details = execution.report?.details ?? [:]
+        let values = ["saml_validation", "validates_saml", "validation"].compactMap { details[$0]?.lowercased() }
+        if values.contains(where: { ["true", "yes", "on", "strict"].contains($0) }) { return true }
+        return values.contains("signature-present") && !codes.isEmpty && codes.allSatisfy { $0 == "signature.missing" }
+    }
+
+    /// WS-Trust has no relying party in the traffic: the client's result is the token it
+    /// would present. A client that declares no SAML validation hands it on, and the
+    /// relying party's verdict counts — the defect the AD FS mock put into the token (its
+    /// knob's reason, as the SP gives it in the browser flows). Nil when the flow is not
+    /// WS-Trust, the token is sound, or the client declares validation (it is held to it).
+    static func relyingPartyRefusesToken(_ scenario: Scenario, _ entries: [TrafficEntry],
+                                         _ execution: ClientExecution) -> (code: String, entry: TrafficEntry)? {
+        guard scenario.flow == .adfsWSTrust else { return nil }
+        let issued = entries.last { entry in
+            entry.mock == "adfs" && entry.response?.status == 200 && entry.request.path.contains("/adfs/services/trust")
+        }
+        guard let issued else { return nil }
+        let annotated = (issued.annotations["adfs.knobs"] ?? "").split(separator: " ").compactMap { try? Knob(parsing: String($0)) }
+        let knobs = annotated.isEmpty ? (scenario.knobs ?? []).compactMap { try? Knob(parsing: $0) } : annotated
+        let codes = Set(knobs.compactMap(\.expectedSPReason))
+        guard let code = codes.sorted().first, !declaresValidation(execution, of: codes) else { return nil }
+        return (code, issued)
+    }
+}
