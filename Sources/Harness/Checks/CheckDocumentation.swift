@@ -11,7 +11,9 @@ public enum CheckDocumentation {
             "`not-evaluated` (no implementation in this build), with the evidence: exchange numbers, headers,",
             "the bytes, a decoded diff. `flow.resource-obtained`, `flow.failure-reported` and",
             "`flow.no-false-success` judge the scenario's `expect` from the truth the mocks know, never from",
-            "the client's claim (docs/running-clients.md).",
+            "the client's claim (docs/running-clients.md). Under each table, the blind-spot audit: the",
+            "traffic shapes a check cannot see (encodings, flows, bindings, token types) and what it",
+            "answers then — handled, not-applicable with the reason, or a blind pass named as such.",
             "",
             "\(CheckCatalog.all.count) checks; \(ExpectationJudge.evaluated.count) evaluated by this build.",
             "",
@@ -30,6 +32,12 @@ public enum CheckDocumentation {
                         .joined(separator: "; ")
                 let evaluated = ExpectationJudge.evaluated.contains(check.id) ? "yes" : "no"
                 lines.append("| `\(check.id)` | \(check.purpose) | \(flows) | \(parameters) | \(check.reference) | \(evaluated) |")
+            }
+            lines.append("")
+            lines.append("What each can and cannot see (the blind-spot audit):")
+            lines.append("")
+            for check in checks {
+                lines.append("- `\(check.id)`: \(blindSpots[check.id] ?? "not audited yet")")
             }
             lines.append("")
         }

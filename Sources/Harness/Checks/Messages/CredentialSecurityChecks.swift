@@ -170,9 +170,10 @@ struct NoCredentialsInURLCheck: Check {
                entry.request.target[userinfo.upperBound...].prefix(while: { $0 != "/" }).contains("@") {
                 return .fail("#\(entry.sequence) carries userinfo credentials in its URL", [MessageTraffic.evidence(entry, "user:password@ in the URL")])
             }
-            if let forms = password.flatMap(SecretForms.init), let found = forms.find(in: entry) {
+            if let forms = password.flatMap(SecretForms.init), forms.find(in: entry) != nil {
                 sentSecrets += 1
-                if found.place.hasPrefix("the URL") {
+                // The URL on its own: a request may carry the password in Basic and its query.
+                if let found = forms.findInURL(entry) {
                     return .fail("the password travels in \(found.place) of #\(entry.sequence) (\(found.encoding))",
                                  [MessageTraffic.evidence(entry, "password in the URL", excerpt: entry.request.path)])
                 }
@@ -244,6 +245,18 @@ struct ProxyCredentialsOnlyToProxyCheck: Check {
 
     func evaluate(_ context: CheckContext) -> CheckOutcome {
         var toProxy = 0
+        // The proxy's credentials put into the origin's Authorization are sent to the origin
+        // just the same (the confusion proxy.basic-origin describes).
+        if let forms = context.target.parameters["PROXY_PASSWORD"].flatMap(SecretForms.init) {
+            for entry in MessageTraffic.clientEntries(context.entries) {
+                guard let basic = Credentials.basicCredentials(entry.request.header("Authorization")),
+                      forms.encoding(of: basic.password) != nil || forms.forms.contains(where: { SecretForms.contains(basic.password, $0.bytes) })
+                else { continue }
+                let origin = MessageTraffic.destinationOrigin(entry)
+                return .fail("#\(entry.sequence) sent the proxy's password in the Authorization meant for the origin \(origin)",
+                             [MessageTraffic.evidence(entry, "proxy credentials in the origin's Authorization")])
+            }
+        }
         for entry in MessageTraffic.clientEntries(context.entries) where entry.request.header("Proxy-Authorization") != nil {
             guard entry.mock == "proxy" else {
                 return .fail("#\(entry.sequence) sent Proxy-Authorization straight to the \(entry.mock) origin",

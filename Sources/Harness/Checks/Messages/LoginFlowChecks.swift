@@ -57,6 +57,8 @@ struct IdPSessionReusedCheck: Check {
                 || (entry.mock == "idp" && entry.request.path.contains("Unsolicited"))
                 || (entry.mock == "cas" && entry.request.path.hasSuffix("/login") && entry.request.method == "GET")
                 || (entry.mock == "adfs" && entry.request.queryValue("SAMLRequest") != nil)
+                // AD FS's IdP-initiated sign-on page (GET): each visit starts a login.
+                || (entry.mock == "adfs" && entry.request.method == "GET" && entry.request.path.lowercased().hasSuffix("/idpinitiatedsignon.aspx"))
         }
         guard starts.count >= 2 else { return .notApplicable("the client logged in only once (\(starts.count) login start(s))") }
         let submissions = PasswordSubmissions.all(context.entries)

@@ -85,6 +85,18 @@ struct UTF8CredentialsCheck: Check {
 
     func evaluate(_ context: CheckContext) -> CheckOutcome {
         let credentials = Credentials(context)
+        // The proxy's password (RFC 7617 §2.1 holds for Proxy-Authorization too: the 407
+        // asks for charset="UTF-8").
+        if let proxyPassword = context.target.parameters["PROXY_PASSWORD"],
+           proxyPassword.unicodeScalars.contains(where: { !$0.isASCII }), let forms = SecretForms(proxyPassword) {
+            for entry in MessageTraffic.clientEntries(context.entries) where entry.mock == "proxy" {
+                guard let basic = Credentials.basicCredentials(entry.request.header("Proxy-Authorization")),
+                      basic.password != Array(proxyPassword.utf8) else { continue }
+                let encoding = forms.encoding(of: basic.password)
+                return .fail("the proxy password went \(encoding.map { "as \($0)" } ?? "mangled") in Proxy-Authorization of #\(entry.sequence)",
+                             [MessageTraffic.evidence(entry, Self.describe(basic.password, against: Array(proxyPassword.utf8), encoding: encoding))])
+            }
+        }
         guard let password = credentials.password, !password.isEmpty else {
             return .notApplicable("the scenario gives the client no password")
         }

@@ -57,6 +57,14 @@ struct SecretForms {
         forms.first { $0.bytes == bytes }?.encoding
     }
 
+    /// Where `entry`'s request-target carries the secret (raw or percent-decoded), if it does.
+    func findInURL(_ entry: TrafficEntry) -> Found? {
+        let target = entry.request.target
+        return search(Array(target.utf8), "the URL")
+            ?? search(PercentEncoding.percentDecode(target, plusAsSpace: true), "the URL (percent-encoded)")
+            ?? search(PercentEncoding.percentDecode(target, plusAsSpace: false), "the URL (percent-encoded)")
+    }
+
     /// The first place `entry`'s request carries the secret in any form.
     func find(in entry: TrafficEntry) -> Found? {
         let request = entry.request
