@@ -51,8 +51,10 @@ public struct ReferenceClient: Sendable {
         if [.ecp, .adfsWSTrust].contains(configuration.flow) {
             // Where the client itself receives the SAML (no browser hands it to an SP first), it
             // refuses an unsigned Response or token; it does not verify signatures (no XML-DSig
-            // in Foundation). The harness holds it to that claim (security.signature-validated).
-            result.details["validates_saml"] = "signature-present"
+            // in Foundation). A WS-Trust token it also checks for its validity window. The
+            // harness holds it to that claim (security.signature-validated,
+            // security.assertion-conditions-validated, flow.failure-reported).
+            result.details["validates_saml"] = configuration.flow == .adfsWSTrust ? "signature-present,time-conditions" : "signature-present"
         }
         result.details["exchanges"] = String(http.exchanges)
         result.details["password_submissions"] = String(context.budget.count)

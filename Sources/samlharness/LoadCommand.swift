@@ -103,20 +103,27 @@ struct LoadCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         var outcomes: [(LoadDriver.Flow, LoadDriver.Outcome)] = []
         var errors: [(LoadDriver.Flow, String)] = []
-        await withTaskGroup(of: (LoadDriver.Flow, Result<LoadDriver.Outcome, any Error>).self) { group in
+        // Each child returns a struct built after its do/catch, never a tuple returned from
+        // inside it: Swift 6.3.1 at -O loses the captured enum of
+        // `do { return (flow, try await …) } catch { return (flow, …) }` in a task group
+        // child (every login was counted as the first flow; scripts/repro/taskgroup-tuple-miscompile.swift).
+        await withTaskGroup(of: LoadDriver.Finished.self) { group in
             var next = 0
             func launch() {
                 let user = users[next % users.count]
                 let driver = LoadDriver(client: client, flow: chosen[next % chosen.count], ready: ready,
                                         user: TestUser(username: user.username, password: user.password))
                 group.addTask {
-                    do { return (driver.flow, .success(try await driver.login())) } catch { return (driver.flow, .failure(error)) }
+                    let result: Result<LoadDriver.Outcome, any Error>
+                    do { result = .success(try await driver.login()) } catch { result = .failure(error) }
+                    return LoadDriver.Finished(flow: driver.flow, result: result)
                 }
                 next += 1
             }
             while next < min(concurrency, logins) { launch() }
-            for await (flow, result) in group {
-                switch result {
+            for await finished in group {
+                let flow = finished.flow
+                switch finished.result {
                 case .success(let outcome): outcomes.append((flow, outcome))
                 case .failure(let error): errors.append((flow, "\(flow.rawValue): \(error)"))
                 }

@@ -31,6 +31,12 @@ struct LoadDriver: Sendable {
         let secret: String
     }
 
+    /// What one login of a load run ended with, and which flow it was.
+    struct Finished: Sendable {
+        let flow: Flow
+        let result: Result<Outcome, any Error>
+    }
+
     let client: HTTPClient
     let flow: Flow
     let ready: ReadyInfo

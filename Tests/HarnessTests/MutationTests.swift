@@ -62,6 +62,7 @@ import TestSupport
         .init(variant: "basic-before-challenge", names: "security.no-preemptive-credentials", consequences: [
             "security.password-only-to-idp": "the password goes to the SP and the circulation manager, not only the IdP",
             "httpauth.challenge-answered": "credentials sent before the challenge they should answer",
+            "security.no-credentials-to-other-host": "the credentials go to hosts that never challenged (the SP, the circulation manager)",
         ]),
         .init(variant: "credentials-to-other-host", names: "security.no-credentials-to-other-host", consequences: [
             "security.no-preemptive-credentials": "the credentials reach the other host before it challenged",
@@ -92,7 +93,9 @@ import TestSupport
             "flow.failure-reported": "an IdP error page answered 200 is reported as the resource",
         ]),
         .init(variant: "unsigned-accepted", names: "security.signature-validated", consequences: [:]),
-        .init(variant: "token-conditions-unchecked", names: "flow.failure-reported", consequences: [:]),
+        .init(variant: "token-conditions-unchecked", names: "flow.failure-reported", consequences: [
+            "security.assertion-conditions-validated": "it declares it checks a token's validity window (time-conditions), yet took the expired token",
+        ]),
     ]
 
     /// At most this many catalog runs at once (each with two scenarios in parallel).

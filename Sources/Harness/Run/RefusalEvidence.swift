@@ -26,15 +26,24 @@ enum RefusalEvidence {
         }
     }
 
-    /// Whether the client says it judges SAML itself (`details.validates_saml` and its
-    /// synonyms): `true`/`strict`, or `signature-present` for a defect that is only a missing
-    /// signature. docs/running-clients.md.
+    /// Whether the client says it judges SAML itself, for defects with these SP reason codes
+    /// (`details.validates_saml` and its synonyms, a comma-separated list): `true`/`strict`
+    /// covers every defect; `signature-present` a missing signature; `time-conditions` an
+    /// expired or not-yet-valid token or assertion. docs/running-clients.md.
     static func declaresValidation(_ execution: ClientExecution, of codes: Set<String>) -> Bool {
         let details = execution.report?.details ?? [:]
-        let values = ["saml_validation", "validates_saml", "validation"].compactMap { details[$0]?.lowercased() }
-        if values.contains(where: { ["true", "yes", "on", "strict"].contains($0) }) { return true }
-        return values.contains("signature-present") && !codes.isEmpty && codes.allSatisfy { $0 == "signature.missing" }
+        let tokens = Set(["saml_validation", "validates_saml", "validation"].compactMap { details[$0]?.lowercased() }
+            .flatMap { $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) })
+        if !tokens.isDisjoint(with: ["true", "yes", "on", "strict"]) { return true }
+        guard !codes.isEmpty else { return false }
+        return codes.allSatisfy { code in
+            (tokens.contains("signature-present") && code == "signature.missing")
+                || (tokens.contains("time-conditions") && timeCodes.contains(code))
+        }
     }
+
+    /// The SP reason codes of a token or assertion outside its validity window.
+    static let timeCodes: Set<String> = ["subject-confirmation.expired", "conditions.not-yet-valid", "conditions.expired"]
 
     /// WS-Trust has no relying party in the traffic: the client's result is the token it
     /// would present. A client that declares no SAML validation hands it on, and the

@@ -169,7 +169,14 @@ extension MockSP {
         let downgrade = environment.knobs.contains(.httpsDowngrade) && target.hasPrefix(base) && base.hasPrefix("https://")
         if downgrade { target = environment.baseURL(of: "sp-plain") + target.dropFirst(base.count) }
         var response = MockResponse.redirect(target)
-        if downgrade { response.annotations["sp.knob"] = "https-downgrade" }
+        if downgrade {
+            response.annotations["sp.knob"] = "https-downgrade"
+            // The load balancer in front adds HSTS to what it serves over https (RFC 6797
+            // §6.1), as such deployments do: the host is a Known HSTS Host from this answer on,
+            // and an HSTS client must not load the http:// target (§8.3) — it upgrades it, and
+            // the plain listener cannot speak TLS. A client that follows over http ignores it.
+            response.addHeader("Strict-Transport-Security", "max-age=31536000")
+        }
         response.setCookie(SetCookie(name: sessionCookieName, value: key, path: "/", sameSite: SameSiteDefault.value))
         response.annotations["sp.accepted"] = assertion.nameID.value
         response.annotations["sp.secret"] = session.secret

@@ -15,10 +15,7 @@ struct SelfValidationJudge {
     /// `strict` — signatures and conditions; `signature-present` — it refuses unsigned SAML
     /// only, so it is held to that for a Response whose only breakage is a missing signature.
     static func claimsValidation(_ context: CheckContext, of knobs: [Knob]) -> Bool {
-        let details = context.execution.report?.details ?? [:]
-        let values = ["saml_validation", "validates_saml", "validation"].compactMap { details[$0]?.lowercased() }
-        if values.contains(where: { ["true", "yes", "on", "strict"].contains($0) }) { return true }
-        return values.contains("signature-present") && knobs.allSatisfy { $0.expectedSPReason == "signature.missing" }
+        RefusalEvidence.declaresValidation(context.execution, of: Set(knobs.compactMap(\.expectedSPReason)))
     }
 
     /// ECP: the IdP's SOAP answer carries the Response; a client that validates does not
