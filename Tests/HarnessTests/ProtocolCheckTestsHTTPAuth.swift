@@ -42,7 +42,7 @@ import TestSupport
             let outcome = try ProtocolCheckRun.evaluate("httpauth.challenge-answered", .httpBasic, suite, status: 1)
             #expect(outcome.failed, "\(outcome)")
             #expect(outcome.citedExchanges == [2])
-            #expect(outcome.evidenceText.contains("sent again unchanged"))
+            #expect(outcome.evidenceText.contains("were sent again (the same user and password)"))
         }
     }
 

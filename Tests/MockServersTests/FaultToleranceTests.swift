@@ -36,20 +36,25 @@ import Glibc
         }
     }
 
-    static func ssoRequest(_ suite: MockSuite) async throws -> (port: Int, request: String) {
+    /// The raw request for the login page the SSO endpoint's redirect leads to (the flow
+    /// cookie it set included): the page the body-cutting knobs cut (a 302 is sent whole).
+    static func loginPageRequest(_ suite: MockSuite) async throws -> (port: Int, request: String) {
         let browser = TestBrowser()
         defer { Task { try? await browser.shutdown() } }
         let start = try await browser.get(suite.readyInfo().sp.secure)
-        let location = try #require(start.location)
-        let url = try #require(URLComponents(string: location))
+        let sso = try await browser.get(try #require(start.location))
+        #expect(sso.status == 302, "the SSO endpoint's redirect arrives whole")
+        let login = browser.resolve(try #require(sso.location), against: sso.url)
+        let url = try #require(URLComponents(string: login))
         let target = url.percentEncodedPath + "?" + (url.percentEncodedQuery ?? "")
-        return (try #require(url.port), "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(url.port ?? 0)\r\n\r\n")
+        let cookies = browser.cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        return (try #require(url.port), "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(url.port ?? 0)\r\nCookie: \(cookies)\r\n\r\n")
     }
 
     @Test(arguments: [Knob.truncatedBody, .connectionReset])
     func aCutAnswerPromisesMoreThanItSends(_ knob: Knob) async throws {
         try await SuiteFixture.with("shibboleth", knobs: [knob]) { suite, _ in
-            let (port, request) = try await Self.ssoRequest(suite)
+            let (port, request) = try await Self.loginPageRequest(suite)
             let (bytes, error) = try await Self.exchangeOffPool(port: port, request)
             // What the IdP meant to send is in the traffic log; the wire got half its body.
             let entry = try #require(suite.log.entries.last)

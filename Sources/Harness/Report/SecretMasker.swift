@@ -171,14 +171,31 @@ public struct SecretMasker: Sendable {
     func maskBase64Secrets(_ text: String) -> String {
         guard !byteSecrets.isEmpty else { return text }
         let bytes = Array(text.utf8)
+        // A token is a run of the alphabet and at most two `=` of padding at its end
+        // (RFC 4648 §4): an `=` ends it, so `secret=<base64>` yields the value as a token.
         var tokens: [Range<Int>] = []
         var start: Int? = nil
-        for index in 0...bytes.count {
-            let isBase64 = index < bytes.count && Self.isBase64(bytes[index])
-            if isBase64 { if start == nil { start = index } } else if let begin = start {
-                if (8...1024).contains(index - begin) { tokens.append(begin..<index) }
-                start = nil
+        var index = 0
+        func close(at end: Int) {
+            if let begin = start, (8...1024).contains(end - begin) { tokens.append(begin..<end) }
+            start = nil
+        }
+        while index <= bytes.count {
+            let byte = index < bytes.count ? bytes[index] : 0
+            if index < bytes.count, Self.isBase64Body(byte) {
+                if start == nil { start = index }
+                index += 1
+                continue
             }
+            if start != nil, byte == UInt8(ascii: "=") {
+                var end = index
+                while end < bytes.count, end - index < 2, bytes[end] == UInt8(ascii: "=") { end += 1 }
+                close(at: end)
+                index = end
+                continue
+            }
+            close(at: index)
+            index += 1
         }
         guard !tokens.isEmpty else { return text }
         var masked: [Range<Int>] = []
@@ -200,8 +217,8 @@ public struct SecretMasker: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func isBase64(_ byte: UInt8) -> Bool {
-        PercentEncoding.isAlphanumeric(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "=")
+    static func isBase64Body(_ byte: UInt8) -> Bool {
+        PercentEncoding.isAlphanumeric(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/")
     }
 
     /// One header's value, masked as its name calls for.
