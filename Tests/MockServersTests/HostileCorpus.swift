@@ -94,6 +94,11 @@ enum HostileCorpus {
                      probes: root["probes"] as? [[String: Any]] ?? [], cases: cases)
     }
 
+    /// The per-case hang detector: 5 s, more than 5× the slowest case on a quiet machine
+    /// (0.70 s, `idp.sso-post.huge-text-3mb`; issue 18). A bound close to the quiet figure
+    /// failed on a busy machine for nothing; how fast the cases are is measured, not asserted.
+    static let defaultMaxSeconds = 5.0
+
     static func expectation(_ value: Any?, id: String, file: String) throws -> Expectation {
         guard let object = value as? [String: Any] else { throw LoadError("\(file): \(id) has no `expect`") }
         var status: ClosedRange<Int>?
@@ -106,7 +111,7 @@ enum HostileCorpus {
             throw LoadError("\(file): \(id) expects nothing (give status, exit or error)")
         }
         return Expectation(status: status, exit: exit, errors: errors, absent: object["absent"] as? [String] ?? [],
-                           maxSeconds: object["max_seconds"] as? Double ?? 1.0, accept: accept)
+                           maxSeconds: object["max_seconds"] as? Double ?? Self.defaultMaxSeconds, accept: accept)
     }
 }
 

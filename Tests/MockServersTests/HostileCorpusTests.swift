@@ -9,8 +9,8 @@ import Glibc
 #endif
 
 /// Runs the hostile-input corpus (Tests/Hostile/, issue 8 item 1) against every entry point
-/// that reads outside input. Every case must be answered within its time limit (1 s unless the
-/// case says otherwise) with the expected status or exit code and an error that names what was
+/// that reads outside input. Every case must be answered within its time limit (5 s, a hang
+/// detector with 5× headroom, unless the case says otherwise) with the expected status or exit code and an error that names what was
 /// wrong; no answer may carry an injected header or leak what it must not; after each group
 /// every mock still serves a normal request, and memory stays bounded.
 @Suite(.serialized) struct HostileCorpusTests {
