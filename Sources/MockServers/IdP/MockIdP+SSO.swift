@@ -17,6 +17,13 @@ extension MockIdP {
             relayState = request.queryValue("RelayState")
             binding = SAMLBindingURI.httpRedirect
         case "POST":
+            // Refused by size before anything is decoded, as the servlet container in front of
+            // Shibboleth IdP refuses such a form (Tomcat's default maxPostSize: 2 MiB); an
+            // AuthnRequest is a few kilobytes.
+            guard request.body.count <= Self.maxFormBytes else {
+                throw IdPError(status: 413, code: "request.too-large", title: "Form too large",
+                               message: "The form body is \(request.body.count) bytes; this endpoint reads at most \(Self.maxFormBytes) (Tomcat's default maxPostSize). An AuthnRequest is a few kilobytes.")
+            }
             samlRequest = request.formValue("SAMLRequest")
             relayState = request.formValue("RelayState")
             binding = SAMLBindingURI.httpPost
@@ -37,6 +44,9 @@ extension MockIdP {
         }
         return answer
     }
+
+    /// The largest form body the SSO endpoint reads (Tomcat's default maxPostSize, 2 MiB).
+    static let maxFormBytes = 2 << 20
 
     func decodeAuthnRequest(_ request: MockRequest, binding: String) throws -> AuthnRequest {
         let xml: [UInt8]
