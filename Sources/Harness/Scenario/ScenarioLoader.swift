@@ -28,6 +28,30 @@ public final class ScenarioLoader: @unchecked Sendable {
     public static let maxBytes = 4 * 1024 * 1024
     /// The most lines a scenario file may have (checked before the YAML is parsed).
     public static let maxLines = 50_000
+    /// The longest line a scenario file may have, in bytes.
+    public static let maxLineBytes = 256 * 1024
+
+    /// The number of lines of `text`, and the first line longer than ``maxLineBytes`` (its
+    /// number and length), in one memchr pass.
+    static func lines(of text: String) -> (count: Int, longLine: (line: Int, bytes: Int)?) {
+        var text = text
+        return text.withUTF8 { bytes -> (Int, (line: Int, bytes: Int)?) in
+            guard let base = bytes.baseAddress else { return (1, nil) }
+            var count = 1
+            var start = 0
+            var long: (line: Int, bytes: Int)? = nil
+            while start <= bytes.count {
+                let remaining = bytes.count - start
+                let hit = remaining > 0 ? memchr(base + start, Int32(UInt8(ascii: "\n")), remaining) : nil
+                let end = hit.map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
+                if long == nil, end - start > maxLineBytes { long = (count, end - start) }
+                guard hit != nil else { break }
+                count += 1
+                start = end + 1
+            }
+            return (count, long)
+        }
+    }
 
     /// The schemas, from the Harness bundle.
     public static let schemaValidator: SchemaValidator = {
@@ -92,9 +116,16 @@ public final class ScenarioLoader: @unchecked Sendable {
         }
         // A cheap bound before the YAML parser builds every node: real scenarios are tens of
         // lines; a multi-megabyte list would cost seconds and hundreds of MB to parse.
-        let lineCount = text.utf8.reduce(into: 1) { if $1 == UInt8(ascii: "\n") { $0 += 1 } }
+        let (lineCount, longLine) = Self.lines(of: text)
         guard lineCount <= Self.maxLines else {
             throw fail([.init(file: file, line: nil, message: "the text has \(lineCount) lines; a scenario is at most \(Self.maxLines)")])
+        }
+        // A single huge scalar (a megabyte of `!!binary`) is refused by the same cheap bound:
+        // the longest line of the catalog is a few hundred bytes, a recorded SAMLResponse tens
+        // of kilobytes.
+        if let longLine {
+            throw fail([.init(file: file, line: longLine.line,
+                              message: "line \(longLine.line) is \(longLine.bytes) bytes long; a scenario line holds at most \(Self.maxLineBytes)")])
         }
         if let line = Self.firstOverNestedLine(in: text) {
             throw fail([.init(file: file, line: line, message: "the document nests deeper than \(Self.maxDepth) levels")])
