@@ -15,3 +15,6 @@ swift build --build-tests
 swift test --skip-build --skip HostileCorpusTests --skip MutationTests
 swift test --skip-build --filter HostileCorpusTests
 swift test --skip-build --filter MutationTests
+# The real-client suite (issue 17): widely used, unmodified clients through `samlharness run`;
+# docs/real-clients.md must still be what they do (a changed verdict fails with the difference).
+SAMLH_BIN=.build/debug/samlharness bash scripts/real-clients.sh --check

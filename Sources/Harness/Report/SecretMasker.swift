@@ -364,7 +364,8 @@ public struct SecretMasker: Sendable {
         // …and in JSON.
         Rule(#"("(?:access|refresh|id)_token"\s*:\s*")(?!\[masked\])[^"]*"#, "$1[masked]", triggers: ["_token\""]),
         // Header lines quoted in evidence: credentials and cookies.
-        Rule(#"(?m)((?:Proxy-)?Authorization:\s*[A-Za-z]+\s+)(?!\[masked\])[^\r\n"]+"#, "$1[masked]", options: [.caseInsensitive],
+        // To the end of the line: a Digest field's quoted parameters are credentials too.
+        Rule(#"(?m)((?:Proxy-)?Authorization:\s*[A-Za-z]+\s+)(?!\[masked\])[^\r\n]+"#, "$1[masked]", options: [.caseInsensitive],
              triggers: ["authorization:"]),
         // Password form fields (`password`, `j_password`, `passwd`…) quoted in evidence, even
         // when a buggy client sent the value unencoded and it no longer matches the password.

@@ -18,10 +18,12 @@ enum RefusalEvidence {
         return Set((scenario.knobs ?? []).compactMap { try? Knob(parsing: $0) }.compactMap(\.expectedSPReason))
     }
 
-    /// The SP's refusals in the run, in order.
+    /// The SP's refusals in the run, in order. An ECP client's SOAP fault (`ecp.client-fault`,
+    /// saml-ecp-v2.0 §2.3.5) is the client refusing by itself, not the SP judging the
+    /// scenario's defect: it is left out, and the client's own words are judged.
     static func refusals(_ entries: [TrafficEntry]) -> [Refusal] {
         entries.compactMap { entry in
-            guard entry.mock == "sp", let code = entry.annotations["sp.rejected"] else { return nil }
+            guard entry.mock == "sp", let code = entry.annotations["sp.rejected"], code != "ecp.client-fault" else { return nil }
             return Refusal(code: code, entry: entry)
         }
     }

@@ -83,6 +83,7 @@ struct NoCredentialsToOtherHostCheck: Check {
             guard entry.response?.status == 401, entry.response?.header("WWW-Authenticate") != nil else { return nil }
             return MessageTraffic.destinationOrigin(entry)
         }).union(ECPTraffic.idpRequests(context, after: -1).map(MessageTraffic.destinationOrigin))
+            .union(Self.namedProtectedOrigin(context))
         var owners: [String: String] = [:]  // another scheme's credentials (Bearer…) → the origin they went to first
         var sent = 0
         for entry in entries {
@@ -121,6 +122,18 @@ struct NoCredentialsToOtherHostCheck: Check {
         }
         guard sent > 0 else { return .notApplicable("the client sent no credentials or IdP cookies in this run") }
         return .pass("credentials and IdP cookies stayed with the hosts they belong to (\(sent) sent)")
+    }
+}
+
+extension NoCredentialsToOtherHostCheck {
+    /// The origin the user gave the credentials for, when the start URL is an HTTP-auth
+    /// protected page (http-basic, http-digest, a proxied one): sending them there unasked is
+    /// preemptive (security.no-preemptive-credentials), not a leak to another host. In the
+    /// SAML flows the start URL is the SP's, which the credentials are never for.
+    static func namedProtectedOrigin(_ context: CheckContext) -> Set<String> {
+        guard let start = URLParts(context.target.start),
+              MessageTraffic.receivers(context.entries)[start.origin] == "auth" else { return [] }
+        return [start.origin]
     }
 }
 
