@@ -24,6 +24,9 @@ import TestSupport
         /// Scenarios where the bug may leave the client stopped (status `error`): flooding
         /// the mocks, or out of time.
         var errors: Set<String> = []
+        /// Checks the bug may also trip, depending on where a looping client happens to be
+        /// stopped (a CAS ticket issued just before the end is never validated), and why.
+        var mayTrip: [String: String] = [:]
         var trips: Set<String> { Set(consequences.keys).union([names]) }
         var testDescription: String { variant }
     }
@@ -53,7 +56,8 @@ import TestSupport
             "adfs.form-login-posted": "AD FS's forms sign-in needs its MSISSamlRequest cookie",
             "ecp.paos-headers": "without the SP's cookie its /secure answers a browser redirect to a request with no PAOS header",
             "httpauth.challenge-answered": "the IdP's Basic login challenges again when its session cookie is missing",
-        ], errors: ["adfs-passive.slow"]),  // each new sign-in waits out the slow AD FS again: may time out
+        ], errors: ["adfs-passive.slow"],  // each new sign-in waits out the slow AD FS again: may time out
+           mayTrip: ["cas.ticket-validated-promptly": "cas-browser.slow-login loops without cookies; a ticket issued just before the client gives up is never validated"]),
         .init(variant: "password-retried-forever", names: "flow.bad-password-bounded", consequences: [
             "flow.failure-reported": "the client never stops to report the refused password",
             "httpauth.challenge-answered": "a challenge answered more than once with the same refused credentials",
@@ -161,8 +165,9 @@ import TestSupport
         #expect(buggy.count == catalog.count)
         let failed = Self.failed(buggy)
         #expect(failed.contains(mutant.names), "\(mutant.variant) was not caught by \(mutant.names)")
-        #expect(failed == mutant.trips, """
-            \(mutant.variant): unexpected \(failed.subtracting(mutant.trips).sorted()), \
+        let unexpected = failed.subtracting(mutant.trips).subtracting(mutant.mayTrip.keys)
+        #expect(unexpected.isEmpty && mutant.trips.isSubset(of: failed), """
+            \(mutant.variant): unexpected \(unexpected.sorted()), \
             never tripped \(mutant.trips.subtracting(failed).sorted())
             """)
         // A bug may leave the client stopped only where the table says, and only for
