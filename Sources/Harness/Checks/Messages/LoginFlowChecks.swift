@@ -77,9 +77,15 @@ struct IdPSessionReusedCheck: Check {
                                                   excerpt: "Cookie: " + second.request.headers(named: "Cookie").joined(separator: "; ")),
                           MessageTraffic.evidence(again.entry, "password submission (\(again.outcome))")])
         }
-        let reused = entries.first { $0.sequence >= second.sequence && ($0.annotations["idp.session"] == "reused" || $0.annotations["cas.login"] == "sso") }
-        return .pass("the second login went through without the password" + (reused.map { " (session reused in #\($0.sequence))" } ?? ""),
-                     [MessageTraffic.evidence(reused ?? second, "IdP session reused")])
+        let reused = entries.first { entry in
+            entry.sequence >= second.sequence && (entry.annotations["idp.session"] == "reused" || entry.annotations["cas.login"] == "sso"
+                || (entry.mock == "adfs" && (entry.annotations["adfs.result"] == "response" || entry.annotations["adfs.page"] == "signed-in")))
+        }
+        guard let reused else {
+            return .notApplicable("the second login (from #\(second.sequence)) sent no password, but no IdP answer after it shows a reused session (the client stopped first)")
+        }
+        return .pass("the second login went through without the password (session reused in #\(reused.sequence))",
+                     [MessageTraffic.evidence(reused, "IdP session reused")])
     }
 }
 
@@ -181,6 +187,14 @@ struct SecondFactorCompletedCheck: Check {
             }
             return .fail("the IdP refused the code sent in #\(post.sequence)", [MessageTraffic.evidence(post, "wrong code")])
         }
+        // The login went on only when the IdP answered the post as a step forward (a redirect,
+        // the consent page, the auto-post form), not with an error (a missing csrf_token, a
+        // stale execution, a lost flow cookie).
+        if let status = post.response?.status, status >= 400 {
+            return .fail("the IdP refused the post of #\(post.sequence) that carried the code (HTTP \(status)\(post.annotations["idp.error"].map { ", \($0)" } ?? ""))",
+                         [MessageTraffic.evidence(post, "code post refused")])
+        }
+        guard post.response != nil else { return .notApplicable("the post of #\(post.sequence) that carried the code was never answered") }
         return .pass("the code went in #\(post.sequence) and the login went on", [MessageTraffic.evidence(post, "code accepted")])
     }
 }

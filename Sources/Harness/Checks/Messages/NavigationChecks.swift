@@ -186,11 +186,28 @@ struct NoDuplicatePostCheck: Check {
         for post in SAMLPostTraffic.ecpPosted(context.entries) {
             if let outcome = present("ecp:" + post.body, post.entry, "the ECP Response") { return outcome }
         }
+        // A ticket is single-use wherever it is presented (CAS Protocol 3.0 §3.1.1): keyed by
+        // the ticket alone, so the same ST at /serviceValidate and then /p3/serviceValidate, or
+        // inside a samlValidate envelope, counts twice. Proxy tickets too.
         for entry in MessageTraffic.clientEntries(context.entries) {
-            guard let ticket = entry.request.queryValue("ticket") ?? entry.request.formValue("ticket"), ticket.hasPrefix("ST-") else { continue }
-            if let outcome = present("ticket:\(entry.request.path):" + ticket, entry, "the service ticket \(ticket)") { return outcome }
+            let artifact = entry.request.body.count < 1 << 20
+                ? Self.assertionArtifact(entry.request.bodyText) : nil
+            guard let ticket = entry.request.queryValue("ticket") ?? entry.request.formValue("ticket") ?? artifact,
+                  ticket.hasPrefix("ST-") || ticket.hasPrefix("PT-") else { continue }
+            if let outcome = present("ticket:" + ticket, entry, "the ticket \(ticket)") { return outcome }
         }
         guard presented > 0 else { return .notApplicable("the client presented no SAMLResponse or ticket in this run") }
+        return passed(presented, seen)
+    }
+
+    /// The `samlp:AssertionArtifact` of a CAS samlValidate request (the ticket), if any.
+    static func assertionArtifact(_ body: String) -> String? {
+        guard let open = body.range(of: "AssertionArtifact>"), let close = body.range(of: "</", range: open.upperBound..<body.endIndex)
+        else { return nil }
+        return String(body[open.upperBound..<close.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func passed(_ presented: Int, _ seen: [String: TrafficEntry]) -> CheckOutcome {
         return .pass("each of the \(presented) SAMLResponse(s)/ticket(s) was presented once",
                      seen.values.sorted { $0.sequence < $1.sequence }.map { MessageTraffic.evidence($0, "presented once") })
     }

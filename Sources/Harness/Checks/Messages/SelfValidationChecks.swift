@@ -95,6 +95,17 @@ struct SelfValidationJudge {
             SAMLPostTraffic.source(of: $0, in: served)?.entry.sequence == form.entry.sequence
         }
         guard let post = posts.first else {
+            // Addressed to a relying party outside the harness (AD FS to AWS): not posting it
+            // here shows nothing; what the client did with it is seen only in its claim.
+            let origins = Set(context.entries.map(\.request.origin)).union(MessageTraffic.receivers(context.entries).keys)
+            if let target = URLParts(form.action), !origins.contains(target.origin) {
+                let took = context.execution.claimsSuccess
+                if took, Self.claimsValidation(context, of: knobs) {
+                    return .fail("the client says it validates SAML, yet reported success with the Response with \(what) of #\(form.entry.sequence) (\(names)), addressed to \(target.origin)", [formEvidence])
+                }
+                return .notApplicable("the Response of #\(form.entry.sequence) was addressed to a relying party outside the harness (\(target.origin)); "
+                                      + (took ? "the client took it without declaring SAML validation: that relying party judges it" : "the client did not claim it"))
+            }
             return .pass("the client refused the Response with \(what) of #\(form.entry.sequence) (\(names)) and never posted it", [formEvidence])
         }
         let spVerdict = post.entry.annotations["sp.rejected"].map { "the SP refused it: \($0)" } ?? "the SP accepted it"
@@ -177,6 +188,6 @@ struct RelayStateNotFollowedCheck: Check {
             return .fail("the client tried to go to \(host), named by \(item.source)",
                          [Evidence(detail: "the client's output", excerpt: MessageTraffic.shorten(context.execution.errorText))])
         }
-        return .pass("the client never went to \(hosts.sorted().joined(separator: ", ")) (named by \(foreign[0].source))")
+        return .pass("no request to \(hosts.sorted().joined(separator: ", ")) (named by \(foreign[0].source)) reached the mocks, and the client did not name it (a request to a host outside the harness itself cannot be seen)")
     }
 }

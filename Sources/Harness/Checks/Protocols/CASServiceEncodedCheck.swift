@@ -9,7 +9,10 @@ struct CASServiceEncodedCheck: Check {
     static let id = "cas.service-encoded"
 
     func evaluate(_ context: CheckContext) -> CheckOutcome {
-        let intended = context.scenario.flow == .casREST ? context.target.parameters["CAS_SERVICE"] : nil
+        // The service the client was given (cas-rest) or sent to CAS by the application's
+        // redirect (cas-browser: the same URL, unless a knob has CAS rewrite it).
+        let rewrites = (context.scenario.knobs ?? []).contains { $0.hasPrefix("cas-service-rewrite") }
+        let intended = rewrites ? nil : context.target.parameters["CAS_SERVICE"]
         var problems: [Evidence] = []
         var fine: [Evidence] = []
         for entry in context.entries where entry.mock == "cas" {
@@ -26,6 +29,8 @@ struct CASServiceEncodedCheck: Check {
                     wrong.append("the value stops at the service's own `\(next)`: the service's query was not encoded")
                 } else if String(decoding: PercentEncoding.percentDecode(intended, plusAsSpace: false), as: UTF8.self) == decoded {
                     wrong.append("the service's own %-escapes were decoded, not encoded (`%` is %25)")
+                } else if String(decoding: PercentEncoding.percentDecode(decoded, plusAsSpace: false), as: UTF8.self) == intended {
+                    wrong.append("the service was percent-encoded twice (CAS reads `\(decoded.prefix(40))…`)")
                 }
             }
             if wrong.isEmpty {

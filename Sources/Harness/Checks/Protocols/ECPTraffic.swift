@@ -45,8 +45,13 @@ enum ECPTraffic {
     static func carriesResponse(_ entry: TrafficEntry) -> Bool {
         guard entry.request.method == "POST", !entry.request.body.isEmpty else { return false }
         if entry.request.formValue("SAMLResponse") != nil { return true }
-        guard let envelope = try? SOAPBinding.parse(entry.request.body) else { return false }
-        return envelope.bodyName == "Response" && envelope.bodyNamespace == SAMLNamespace.protocol_
+        if let envelope = try? SOAPBinding.parse(entry.request.body) {
+            return envelope.bodyName == "Response" && envelope.bodyNamespace == SAMLNamespace.protocol_
+        }
+        // Not a SOAP 1.1 envelope (SOAP 1.2, a bare Response, a broken wrapper): a Response
+        // forwarded in it is still a Response forwarded.
+        let text = entry.request.bodyText
+        return text.contains(SAMLNamespace.protocol_) && text.range(of: #"<([A-Za-z_][\w.-]*:)?Response[\s>]"#, options: .regularExpression) != nil
     }
 
     /// The text of a header block.

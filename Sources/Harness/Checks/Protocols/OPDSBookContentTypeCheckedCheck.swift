@@ -19,7 +19,8 @@ struct OPDSBookContentTypeCheckedCheck: Check {
         }
         let execution = context.execution
         guard execution.claimsSuccess else {
-            return .pass("the client did not claim a book", others.prefix(3).map { typeEvidence($0, "not a book") })
+            guard !others.isEmpty else { return .notApplicable("the client claimed no book and was served no page that is not one") }
+            return .pass("the client did not take the page that is not a book as one", others.prefix(3).map { typeEvidence($0, "not a book") })
         }
         let resource = execution.report?.resource ?? ""
         let taken = others.filter { entry in
