@@ -18,3 +18,5 @@ swift test --skip-build --filter MutationTests
 # The real-client suite (issue 17): widely used, unmodified clients through `samlharness run`;
 # docs/real-clients.md must still be what they do (a changed verdict fails with the difference).
 SAMLH_BIN=.build/debug/samlharness bash scripts/real-clients.sh --check
+# The release binary users run: every verb end to end, outcomes not times (docs/release-smoke.md).
+bash scripts/release-smoke.sh
