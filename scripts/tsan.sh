@@ -41,7 +41,7 @@ work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 "$bin" load --logins 400 --concurrency 200 --json "$work/load.json" >"$work/load.out" 2>&1; cli=$?
 "$bin" run --builtin reference --jobs 2 --time-scale 0.1 --report-dir "$work/run" \
   --filter 'web-sso.a*' --filter 'ecp.*' --filter 'cas-rest.*' --filter 'http-digest.*' >"$work/run.out" 2>&1 || cli=$((cli | $?))
-tail -n 1 "$work/load.out" "$work/run.out" 2>/dev/null | grep -v '^$'
+grep -E 'succeeded|ok,' "$work/load.out"; grep -E '^(FAIL|ERROR)|scenarios in' "$work/run.out"
 echo "tsan: cli (load, run --jobs 2) exit $cli in $((SECONDS - start)) s"
 
 reports=$(cat "$logs"/tsan.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer' || true)
