@@ -141,8 +141,23 @@ import TestSupport
     }
 
     static func failed(_ results: [ScenarioResult]) -> Set<String> {
-        Set(results.flatMap { $0.verdicts.filter { $0.status == .fail }.map(\.check) })
+        Set(results.filter { !crashed($0) }.flatMap { $0.verdicts.filter { $0.status == .fail }.map(\.check) })
     }
+
+    /// Whether the reference client died by a signal. On a heavily loaded machine (four
+    /// catalogs in parallel beside another build) FoundationNetworking's libcurl driver has
+    /// crashed (SIGSEGV, status 139) on a connection reset mid-body, about once in several full
+    /// runs of the table, whatever the variant: the reference client's platform, not the
+    /// variant's bug. Such a result is left out of the exact comparison; more than
+    /// ``maxCrashes`` in one catalog run fail the test (docs/reference-client.md).
+    static func crashed(_ result: ScenarioResult) -> Bool {
+        // SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV: not the runner's SIGTERM/SIGKILL
+        // at a timeout, which the table's `errors` cover.
+        guard let status = result.client?.status, result.client?.timedOut != true else { return false }
+        return [132, 133, 134, 135, 136, 139].contains(status)
+    }
+
+    static let maxCrashes = 2
 
     @Test func theReferenceClientPassesTheWholeCatalog() async throws {
         let catalog = CatalogTests.catalog.scenarios
@@ -163,6 +178,8 @@ import TestSupport
         let catalog = CatalogTests.catalog.scenarios
         let buggy = try await Self.run("'\(Self.client)' --variant \(mutant.variant)", catalog)
         #expect(buggy.count == catalog.count)
+        let crashes = buggy.filter(Self.crashed)
+        #expect(crashes.count <= Self.maxCrashes, "\(mutant.variant): the client crashed in \(crashes.map(\.scenario))")
         let failed = Self.failed(buggy)
         #expect(failed.contains(mutant.names), "\(mutant.variant) was not caught by \(mutant.names)")
         let unexpected = failed.subtracting(mutant.trips).subtracting(mutant.mayTrip.keys)
