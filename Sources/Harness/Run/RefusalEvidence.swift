@@ -52,15 +52,27 @@ enum RefusalEvidence {
     /// relying party's verdict counts — the defect the AD FS mock put into the token (its
     /// knob's reason, as the SP gives it in the browser flows). Nil when the flow is not
     /// WS-Trust, the token is sound, or the client declares validation (it is held to it).
-    static func relyingPartyRefusesToken(_ scenario: Scenario, _ entries: [TrafficEntry],
-                                         _ execution: ClientExecution) -> (code: String, entry: TrafficEntry)? {
-        guard scenario.flow == .adfsWSTrust else { return nil }
+    /// AD FS's last WS-Trust answer with a token, and the knobs it was issued under (its
+    /// `adfs.knobs` annotation, else the scenario's).
+    static func issuedToken(_ entries: [TrafficEntry], scenarioKnobs: [Knob]) -> (entry: TrafficEntry, knobs: [Knob])? {
         let issued = entries.last { entry in
             entry.mock == "adfs" && entry.response?.status == 200 && entry.request.path.contains("/adfs/services/trust")
         }
         guard let issued else { return nil }
-        let annotated = (issued.annotations["adfs.knobs"] ?? "").split(separator: " ").compactMap { try? Knob(parsing: String($0)) }
-        let knobs = annotated.isEmpty ? (scenario.knobs ?? []).compactMap { try? Knob(parsing: $0) } : annotated
+        return (issued, knobs(of: issued, key: "adfs.knobs", otherwise: scenarioKnobs))
+    }
+
+    /// The knobs a mock annotated an answer with (`idp.knobs`, `adfs.knobs`), else `otherwise`.
+    static func knobs(of entry: TrafficEntry, key: String, otherwise: [Knob]) -> [Knob] {
+        let annotated = (entry.annotations[key] ?? "").split(separator: " ").compactMap { try? Knob(parsing: String($0)) }
+        return annotated.isEmpty ? otherwise : annotated
+    }
+
+    static func relyingPartyRefusesToken(_ scenario: Scenario, _ entries: [TrafficEntry],
+                                         _ execution: ClientExecution) -> (code: String, entry: TrafficEntry)? {
+        guard scenario.flow == .adfsWSTrust,
+              let (issued, knobs) = issuedToken(entries, scenarioKnobs: (scenario.knobs ?? []).compactMap { try? Knob(parsing: $0) })
+        else { return nil }
         let codes = Set(knobs.compactMap(\.expectedSPReason))
         guard let code = codes.sorted().first, !declaresValidation(execution, of: codes) else { return nil }
         return (code, issued)

@@ -95,11 +95,4 @@ struct Credentials {
         }
         return out + rest
     }
-
-    /// Where `entry`'s request carries `password`, in any form a client may send it
-    /// (``SecretForms``: UTF-8, NFC/NFD, Latin-1; raw, percent-encoded, XML-escaped, inside
-    /// Basic's base64), with the encoding it went in.
-    static func carries(_ entry: TrafficEntry, password: String) -> SecretForms.Found? {
-        SecretForms(password)?.find(in: entry)
-    }
 }

@@ -25,8 +25,7 @@ struct SelfValidationJudge {
             entry.mock == "idp" && entry.request.path.hasSuffix("/SOAP/ECP") && entry.response?.status == 200
         }
         guard let served else { return nil }
-        let annotated = (served.annotations["idp.knobs"] ?? "").split(separator: " ").compactMap { try? Knob(parsing: String($0)) }
-        let knobs = (annotated.isEmpty ? scenarioKnobs : annotated).filter(breaks)
+        let knobs = RefusalEvidence.knobs(of: served, key: "idp.knobs", otherwise: scenarioKnobs).filter(breaks)
         guard !knobs.isEmpty else { return nil }
         let names = knobs.map(\.text).joined(separator: ", ")
         let servedEvidence = MessageTraffic.evidence(served, "ECP Response served with \(names)")
@@ -55,12 +54,8 @@ struct SelfValidationJudge {
     /// party (``RefusalEvidence/relyingPartyRefusesToken(_:_:_:)``). Nil when no broken
     /// token was issued.
     func wstrust(_ context: CheckContext, scenarioKnobs: [Knob]) -> CheckOutcome? {
-        let issued = context.entries.last { entry in
-            entry.mock == "adfs" && entry.response?.status == 200 && entry.request.path.contains("/adfs/services/trust")
-        }
-        guard let issued else { return nil }
-        let annotated = (issued.annotations["adfs.knobs"] ?? "").split(separator: " ").compactMap { try? Knob(parsing: String($0)) }
-        let knobs = (annotated.isEmpty ? scenarioKnobs : annotated).filter(breaks)
+        guard let (issued, allKnobs) = RefusalEvidence.issuedToken(context.entries, scenarioKnobs: scenarioKnobs) else { return nil }
+        let knobs = allKnobs.filter(breaks)
         guard !knobs.isEmpty else { return nil }
         let names = knobs.map(\.text).joined(separator: ", ")
         let issuedEvidence = MessageTraffic.evidence(issued, "token issued with \(names)")
