@@ -46,6 +46,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("sp-metadata"), help: "SP metadata (a file or an http(s) URL) the IdP trusts; repeatable.")
     var spMetadata: [String] = []
 
+    @Option(name: .customLong("sp-personality"), help: "How the mock SP judges Responses: an SP personality of MockIdP/sp/ (shibboleth: Shibboleth SP 3's stock rules, the default; hardened: every refusal on). Overrides the scenario's and the profile's.")
+    var spPersonality: String?
+
+    @Option(name: .customLong("sp-setting"), help: "One mock SP setting by its real name, NAME=VALUE (checkCorrelation=true, ExcludedAlgorithms=rsa-sha1, LimitRequestBody=1048576…); repeatable, applied over the personality. See docs/sp-personalities.md.")
+    var spSettings: [String] = []
+
     @Option(name: .customLong("knob"), help: "A misconfiguration knob, NAME or NAME=VALUE; repeatable (see MockIdP/README.md).")
     var knobs: [String] = []
 
@@ -71,6 +77,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if scenario != nil, profile != nil {
             throw ValidationError("--scenario sets the profile; leave out --profile")
+        }
+        for setting in spSettings {
+            var rules = SPRules()
+            do { try rules.apply(setting) } catch { throw ValidationError("--sp-setting \(setting): \(error)") }
         }
         if verdictsOut != nil, scenario == nil {
             throw ValidationError("--verdicts-out judges a scenario; give --scenario")
@@ -110,6 +120,9 @@ struct ServeCommand: AsyncParsableCommand {
             var loaded = try LoadedProfile.load(named: loadedScenario?.profile ?? profile ?? "shibboleth", from: directory)
             loaded.knobs += try (loadedScenario?.knobs ?? []).map(Knob.init(parsing:))
             loaded.knobs += try knobs.map(Knob.init(parsing:))
+            try loaded.useSP(personality: loadedScenario?.sp?.personality, settings: loadedScenario?.sp?.assignments ?? [],
+                             mockIdP: directory)
+            try loaded.useSP(personality: spPersonality, settings: spSettings, mockIdP: directory)
             let seedValue = seed ?? loadedScenario?.effectiveSeed
             let ids: any IDGenerator = seedValue.map { SeededIDGenerator(seed: $0) } ?? RandomIDGenerator()
             let mocksClock = Self.makeClock(start: clock ?? loadedScenario?.clock?.start,

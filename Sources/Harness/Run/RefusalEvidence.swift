@@ -15,7 +15,8 @@ enum RefusalEvidence {
     /// The SP reason codes the scenario's knobs make an SP give (``Knob/expectedSPReason``).
     static func expectedCodes(_ scenario: Scenario) -> Set<String> {
         if let refusal = scenario.expect.refusal { return [refusal] }
-        return Set((scenario.knobs ?? []).compactMap { try? Knob(parsing: $0) }.compactMap(\.expectedSPReason))
+        let rules = scenario.spRules ?? SPRules()
+        return Set((scenario.knobs ?? []).compactMap { try? Knob(parsing: $0) }.compactMap { $0.expectedSPReason(under: rules) })
     }
 
     /// The SP's refusals in the run, in order. An ECP client's SOAP fault (`ecp.client-fault`,
@@ -45,7 +46,8 @@ enum RefusalEvidence {
     }
 
     /// The SP reason codes of a token or assertion outside its validity window.
-    static let timeCodes: Set<String> = ["subject-confirmation.expired", "conditions.not-yet-valid", "conditions.expired"]
+    static let timeCodes: Set<String> = ["subject-confirmation.expired", "conditions.not-yet-valid", "conditions.expired",
+                                         "message.expired", "message.not-yet-valid"]
 
     /// WS-Trust has no relying party in the traffic: the client's result is the token it
     /// would present. A client that declares no SAML validation hands it on, and the

@@ -187,6 +187,8 @@ public struct ScenarioRunner: Sendable {
         }
         var profile = try loader.profile(named: scenario.profile ?? "shibboleth")
         profile.knobs += try (scenario.knobs ?? []).map(Knob.init(parsing:))
+        try profile.useSP(personality: scenario.sp?.personality, settings: scenario.sp?.assignments ?? [],
+                          mockIdP: mockIdPDirectory)
         if timeScale != 1 { profile.knobs = profile.knobs.map { $0.scaled(by: timeScale) } }
         let suite = try await MockSuite.start(profile: profile, seed: scenario.effectiveSeed, clockStart: clockStart,
                                               frozen: frozen, mockIdPDirectory: mockIdPDirectory, logger: logger)

@@ -1,4 +1,5 @@
 import Foundation
+import MockServers
 
 /// One conformance scenario, as written in a YAML file under `Scenarios/` and validated
 /// against `scenario.schema.json` by ``ScenarioLoader``. Field names follow the YAML keys
@@ -32,6 +33,12 @@ public struct Scenario: Codable, Sendable, Equatable {
     public var exercises: [String]?
     /// The recorded chain of a `replay` scenario.
     public var replay: RecordedChain?
+    /// The SP personality the scenario judges with (`MockIdP/sp/<name>.yaml`) and settings
+    /// over it; absent: the profile's (default `shibboleth`, Shibboleth SP 3's stock rules).
+    public var sp: SPChoice?
+    /// The mock SP's rules for this scenario (profile, then ``sp``), resolved by the loader
+    /// when it knows the MockIdP/ directory (not part of the YAML).
+    public var spRules: SPRules?
 
     /// Where the scenario was read from (not part of the YAML).
     public var source: Source?
@@ -41,14 +48,14 @@ public struct Scenario: Codable, Sendable, Equatable {
         case startPath = "start_path"
         case options, expect, checks, timeout, seed, clock, replay
         case realTime = "real_time"
-        case exercises
+        case exercises, sp
     }
 
     public init(id: String, title: String, description: String, references: [String]? = nil, tags: [String],
                 flow: Flow, profile: String? = nil, knobs: [String]? = nil, user: UserSpec? = nil,
                 startPath: String? = nil, options: FlowOptions? = nil, expect: ScenarioExpectation, checks: [CheckUse],
                 timeout: Double? = nil, seed: UInt64? = nil, clock: ClockSpec? = nil, realTime: Bool? = nil,
-                replay: RecordedChain? = nil, exercises: [String]? = nil) {
+                replay: RecordedChain? = nil, exercises: [String]? = nil, sp: SPChoice? = nil) {
         self.id = id
         self.title = title
         self.description = description
@@ -68,6 +75,7 @@ public struct Scenario: Codable, Sendable, Equatable {
         self.realTime = realTime
         self.replay = replay
         self.exercises = exercises
+        self.sp = sp
     }
 
     /// The first check of ``exercises`` that stayed not-applicable in `verdicts`, as the
@@ -356,5 +364,34 @@ public struct ClockSpec: Codable, Sendable, Equatable {
     public init(start: String? = nil, frozen: Bool? = nil) {
         self.start = start
         self.frozen = frozen
+    }
+}
+
+/// A scenario's `sp:`: an SP personality by name and settings over it, by their real names
+/// (``SPRules/settings``). `sp: hardened` is short for `sp: {personality: hardened}`.
+public struct SPChoice: Codable, Sendable, Equatable {
+    public var personality: String?
+    public var settings: [String: SettingValue]?
+
+    public init(personality: String? = nil, settings: [String: SettingValue]? = nil) {
+        self.personality = personality
+        self.settings = settings
+    }
+
+    enum CodingKeys: String, CodingKey { case personality, settings }
+
+    public init(from decoder: any Decoder) throws {
+        if let name = try? decoder.singleValueContainer().decode(String.self) {
+            self.init(personality: name)
+            return
+        }
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(personality: try c.decodeIfPresent(String.self, forKey: .personality),
+                  settings: try c.decodeIfPresent([String: SettingValue].self, forKey: .settings))
+    }
+
+    /// The settings as `NAME=VALUE`, in name order.
+    public var assignments: [String] {
+        (settings ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.text)" }
     }
 }

@@ -170,6 +170,12 @@ public final class ScenarioLoader: @unchecked Sendable {
         scenario.source = .init(file: file, lines: lines)
         let problems = semanticProblems(scenario, root: root, file: file, expectedID: expectedID)
         if !problems.isEmpty { throw fail(problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) }) }
+        // The mock SP's rules the scenario judges with (checked above).
+        if scenario.flow != .replay, let name = scenario.profile, let directory = mockIdPDirectory,
+           var loaded = try? profile(named: name),
+           (try? loaded.useSP(personality: scenario.sp?.personality, settings: scenario.sp?.assignments ?? [], mockIdP: directory)) != nil {
+            scenario.spRules = loaded.spRules
+        }
         return scenario
     }
 
@@ -207,7 +213,16 @@ public final class ScenarioLoader: @unchecked Sendable {
         }
         if scenario.flow != .replay, let profileName = scenario.profile, mockIdPDirectory != nil {
             do {
-                let loaded = try profile(named: profileName)
+                var loaded = try profile(named: profileName)
+                if let mockIdPDirectory {
+                    do {
+                        try loaded.useSP(personality: scenario.sp?.personality, settings: scenario.sp?.assignments ?? [],
+                                         mockIdP: mockIdPDirectory)
+                    } catch let error as ConfigurationError {
+                        let known = SPPersonality.names(in: mockIdPDirectory).joined(separator: ", ")
+                        add([.key("sp")], "\(error.message) (SP personalities: \(known))")
+                    }
+                }
                 if let user = scenario.user, !loaded.profile.users.contains(where: { $0.username == user.username }) {
                     let known = loaded.profile.users.map(\.username).joined(separator: ", ")
                     add([.key("user")], "profile `\(profileName)` has no user `\(user.username)`; it has: \(known)")

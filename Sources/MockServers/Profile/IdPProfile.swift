@@ -89,22 +89,20 @@ public struct IdPProfile: Codable, Sendable {
 
     public struct SPSettings: Codable, Sendable {
         public var entityID: String = "{base}/shibboleth"
+        /// Published in the SP's metadata (`WantAssertionsSigned`); enforced only by the
+        /// `requireSignedAssertions` setting, as in Shibboleth SP.
         public var wantAssertionsSigned: Bool = false
-        public var requiredAttributes: [String] = []
-        /// The largest SAMLResponse POST the SP reads (Shibboleth SP's postLimit: 1 MiB).
-        public var maxResponseBytes: Int = 1_048_576
-        public var checkCertificateExpiry: Bool = true
-        /// Refuse line-wrapped or otherwise non-canonical base64 (default: accept, as
-        /// Shibboleth SP does, and note the deviation in the traffic log).
-        public var strictBase64: Bool = false
-        public var skew: Int = 180
+        /// How the mock SP judges Responses: an SP personality of `MockIdP/sp/` (default
+        /// `shibboleth`, Shibboleth SP 3's stock configuration).
+        public var personality: String?
+        /// Settings over the personality's, by their real names (``SPRules/settings``).
+        public var settings: [String: SettingValue] = [:]
         public var key: String = "../keys/sp-key.pem"
         public var certificate: String = "../keys/sp-cert.pem"
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case entityID = "entity_id", wantAssertionsSigned = "want_assertions_signed"
-            case requiredAttributes = "required_attributes", maxResponseBytes = "max_response_bytes"
-            case checkCertificateExpiry = "check_certificate_expiry", strictBase64 = "strict_base64", skew, key, certificate
+            case personality, settings, key, certificate
         }
 
         public init() {}
@@ -115,11 +113,8 @@ public struct IdPProfile: Codable, Sendable {
             self.init()
             entityID = try c.value(.entityID, or: entityID)
             wantAssertionsSigned = try c.value(.wantAssertionsSigned, or: wantAssertionsSigned)
-            requiredAttributes = try c.value(.requiredAttributes, or: requiredAttributes)
-            maxResponseBytes = try c.value(.maxResponseBytes, or: maxResponseBytes)
-            checkCertificateExpiry = try c.value(.checkCertificateExpiry, or: checkCertificateExpiry)
-            strictBase64 = try c.value(.strictBase64, or: strictBase64)
-            skew = try c.value(.skew, or: skew)
+            personality = try c.decodeIfPresent(String.self, forKey: .personality)
+            settings = try c.value(.settings, or: settings)
             key = try c.value(.key, or: key)
             certificate = try c.value(.certificate, or: certificate)
         }

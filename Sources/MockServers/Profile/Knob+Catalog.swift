@@ -5,7 +5,7 @@ extension Knob {
         case .responseUnsigned: "the Response carries no signature (the assertion keeps one only if the profile signs assertions)"
         case .assertionUnsigned: "the Assertion carries no signature; the Response stays signed (an SP that wants signed assertions refuses it)"
         case .wrongSigningKey: "signed with a key other than the metadata's, its own certificate in KeyInfo"
-        case .expiredCertificate: "the signing certificate (in metadata and KeyInfo) expired a year ago; the key is unchanged"
+        case .expiredCertificate: "the signing certificate (in metadata and KeyInfo) is an expired one — valid 2000-01-01 to 2001-01-01, fixed so every run is the same; the key is unchanged"
         case .rsaSHA1: "signed with RSA-SHA1 and a SHA-1 digest instead of RSA-SHA256"
         case .wrongIssuer: "Issuer names another IdP (https://wrong-idp.example.org/idp/shibboleth)"
         case .wrongAudience: "the AudienceRestriction names another SP (https://other-sp.example.org/shibboleth)"
@@ -24,7 +24,7 @@ extension Knob {
         case .base64Wrapped(let w): "SAMLResponse base64 line-wrapped at \(w) characters with CRLF, as some IdPs (and MIME) do"
         case .attributeMissing(let a): "the `\(a)` attribute left out of the assertion"
         case .nameIDFormat(let f): "NameID Format \(f), whatever the request's NameIDPolicy asked"
-        case .secondAssertion: "a second, unsigned Assertion (another subject) after the signed one"
+        case .secondAssertion: "a second Assertion for another subject (mallory) after the first, never signed itself (a Response signature, when the profile signs the Response, covers both)"
         case .nameIDComment: "an XML comment inside the NameID text (CVE-2017-11427/11428: vulnerable SPs read only the text before it)"
         case .oversized(let b): "the Response padded with an attribute to at least \(b) bytes"
         case .slow(let s): "the SSO endpoint answers after \(s) s"
@@ -60,7 +60,7 @@ extension Knob {
         case .inResponseToWrong: "in-response-to.mismatch"
         case .expired: "subject-confirmation.expired"
         case .notYetValid: "conditions.not-yet-valid"
-        case .clockSkew(let s): abs(s) <= 180 ? nil : (s > 0 ? "conditions.not-yet-valid" : "subject-confirmation.expired")
+        case .clockSkew(let s): SPRules.strict.clockSkewReason(s)
         case .status: "status.not-success"
         case .encryptWrongKey: "encryption.decryption-failed"
         case .relayStateDropped: "relaystate.missing"
@@ -74,6 +74,30 @@ extension Knob {
         case .oversized: "response.oversized"
         case .slow, .noAnswer, .error500, .redirectLoop, .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade: nil
         case .cas, .adfs, .cm: nil
+        }
+    }
+
+    /// The reason code an SP with `rules` answers the broken Response with; nil when it
+    /// accepts it (a stock Shibboleth SP accepts SHA-1, a lost RelayState, a second
+    /// assertion…: docs/sp-personalities.md) or the knob does not break the Response.
+    public func expectedSPReason(under rules: SPRules) -> String? {
+        switch self {
+        case .assertionUnsigned: rules.requireSignedAssertions ? "signature.missing" : nil
+        case .expiredCertificate: rules.checkCertificateValidity ? "signature.certificate-expired" : nil
+        case .rsaSHA1: rules.excludesSHA1 ? "signature.forbidden-algorithm" : nil
+        case .inResponseToMissing: rules.checkCorrelation || rules.blockUnsolicited ? "in-response-to.missing" : nil
+        case .inResponseToWrong: rules.checkCorrelation ? "in-response-to.mismatch" : nil
+        case .clockSkew(let s): rules.clockSkewReason(s)
+        case .relayStateDropped: rules.requireRelayState ? "relaystate.missing" : nil
+        case .relayStateAltered: rules.requireRelayState ? "relaystate.unknown" : nil
+        case .acsOther: rules.requireRequestedACS ? "destination.mismatch" : nil
+        case .base64Wrapped: rules.strictBase64 ? "base64.line-wrapped" : nil
+        case .attributeMissing(let name): rules.attributeChecker.contains(name) ? "attribute.missing" : nil
+        case .nameIDFormat: rules.requireRequestedNameIDFormat ? "nameid.format-mismatch" : nil
+        case .secondAssertion: rules.singleAssertion ? "assertion.multiple" : nil
+        // The POST carries the Response in base64: a third more than the Response's bytes.
+        case .oversized(let bytes): rules.limitRequestBody != 0 && bytes / 3 * 4 > rules.limitRequestBody ? "response.oversized" : nil
+        default: expectedSPReason
         }
     }
 

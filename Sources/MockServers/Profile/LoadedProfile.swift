@@ -21,8 +21,34 @@ public struct LoadedProfile: Sendable {
     public let templates: PageTemplates
     /// SPs the IdP trusts, from the profile's `sp_metadata` (and `serve --sp-metadata`).
     public var spMetadata: [EntityDescriptor]
+    /// The mock SP's personality and the rules it judges Responses by: the profile's
+    /// `sp.personality` and `sp.settings`, then whatever a scenario or `serve` sets over them
+    /// (``useSP(personality:settings:mockIdP:)``).
+    public var spPersonality: String
+    public var spRules: SPRules
 
     public var name: String { profile.name }
+
+    /// Switches the mock SP to `personality` (nil: keep the current one), then applies
+    /// `settings` (`NAME=VALUE`) over it. `mockIdP` is where `sp/<name>.yaml` is read.
+    public mutating func useSP(personality: String?, settings: [String], mockIdP: URL) throws {
+        if let personality {
+            var rules = try SPPersonality.load(named: personality, from: mockIdP).rules
+            // The profile's own settings stay over the personality's.
+            for (name, value) in profile.sp.settings.sorted(by: { $0.key < $1.key }) {
+                do { try rules.set(name, value.text) } catch let error as SPRules.SettingError {
+                    throw ConfigurationError(file: profile.name, line: nil, message: "`sp.settings.\(name)`: \(error.description)")
+                }
+            }
+            spPersonality = personality
+            spRules = rules
+        }
+        for assignment in settings {
+            do { try spRules.apply(assignment) } catch let error as SPRules.SettingError {
+                throw ConfigurationError(file: "SP settings", line: nil, message: error.description)
+            }
+        }
+    }
 
     public func has(_ predicate: (Knob) -> Bool) -> Bool { knobs.contains(where: predicate) }
 
@@ -120,6 +146,23 @@ public struct LoadedProfile: Sendable {
             metadata += try Self.readMetadata(url(path))
         }
         self.spMetadata = metadata
+        // The SP personality: MockIdP/sp/<name>.yaml beside the profile's folder. A profile
+        // built in memory (no directory) gets Shibboleth's stock rules, unless it names another.
+        let personality = profile.sp.personality ?? SPPersonality.defaultName
+        var rules = SPRules()
+        if let mockIdP = profile.directory?.deletingLastPathComponent(),
+           FileManager.default.fileExists(atPath: mockIdP.appendingPathComponent(SPPersonality.folder).path) {
+            rules = try SPPersonality.load(named: personality, from: mockIdP).rules
+        } else if personality != SPPersonality.defaultName {
+            throw fail("sp.personality", "`\(personality)` cannot be read: the profile has no MockIdP/ directory beside it")
+        }
+        for (name, value) in profile.sp.settings.sorted(by: { $0.key < $1.key }) {
+            do { try rules.set(name, value.text) } catch let error as SPRules.SettingError {
+                throw fail("sp.settings.\(name)", error.description)
+            }
+        }
+        self.spPersonality = personality
+        self.spRules = rules
     }
 
     /// 2000-01-01T00:00:00Z: a fixed start (not the load time), so the expired certificate —

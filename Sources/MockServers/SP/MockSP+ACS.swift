@@ -7,10 +7,10 @@ extension MockSP {
     /// send the client back to where it started.
     func assertionConsumer(_ request: MockRequest) throws -> MockResponse {
         guard request.method == "POST" else { return .methodNotAllowed(request.method, allowed: ["POST"]) }
-        let settings = try checkedSettings(request)
+        let rules = try checkedRules(request)
         let message: PostMessage
         do {
-            message = try PostBinding.decode(formBody: request.bodyText, mode: settings.strictBase64 ? .strict : .lenient)
+            message = try PostBinding.decode(formBody: request.bodyText, mode: rules.strictBase64 ? .strict : .lenient)
         } catch let error as BindingError {
             throw SPError(status: 400, code: Self.reasonCode(error), message: error.message)
         }
@@ -38,7 +38,7 @@ extension MockSP {
     /// SOAP envelope; RelayState comes back in an `ecp:RelayState` header block.
     func ecpConsumer(_ request: MockRequest) throws -> MockResponse {
         guard request.method == "POST" else { return .methodNotAllowed(request.method, allowed: ["POST"]) }
-        _ = try checkedSettings(request)
+        _ = try checkedRules(request)
         let envelope: SOAPEnvelope
         do {
             envelope = try SOAPBinding.parse(request.body)
@@ -63,14 +63,14 @@ extension MockSP {
                             binding: SAMLBindingURI.paos)
     }
 
-    /// The SP settings, once the POST is known to fit Shibboleth SP's postLimit.
-    func checkedSettings(_ request: MockRequest) throws -> IdPProfile.SPSettings {
-        let settings = environment.profile.profile.sp
-        guard request.body.count <= settings.maxResponseBytes else {
+    /// The SP's rules, once the POST is known to fit Apache's LimitRequestBody.
+    func checkedRules(_ request: MockRequest) throws -> SPRules {
+        let rules = environment.profile.spRules
+        guard rules.limitRequestBody == 0 || request.body.count <= rules.limitRequestBody else {
             throw SPError(status: 413, code: "response.oversized",
-                          message: "The POST body is \(request.body.count) bytes; this SP reads at most \(settings.maxResponseBytes) (Shibboleth SP postLimit).")
+                          message: "The POST body is \(request.body.count) bytes; this SP reads at most \(rules.limitRequestBody) (Apache LimitRequestBody).")
         }
-        return settings
+        return rules
     }
 
     static func reasonCode(_ error: BindingError) -> String {
@@ -81,12 +81,19 @@ extension MockSP {
         return error.reason == .inputTooLarge ? "response.oversized" : "encoding.invalid"
     }
 
-    /// Finds the pending request: by RelayState (`ss:mem:…`), else by the Response's
-    /// InResponseTo — in which case the RelayState was lost or changed on the way, and the SP
-    /// refuses (saml-bindings-2.0-os §3.5.3: the RelayState MUST come back unchanged).
-    /// With neither, the Response is unsolicited and RelayState is the target.
+    /// Finds the pending request by its RelayState (`ss:mem:…`), as Shibboleth SP does. When
+    /// the RelayState was lost or changed on the way, Shibboleth has no request to correlate
+    /// with: it takes the Response as unsolicited and lands on `homeURL`. With the
+    /// `requireRelayState` rule the SP looks the request up by InResponseTo and refuses
+    /// instead (saml-bindings-2.0-os §3.5.3: the RelayState MUST come back unchanged).
+    /// A RelayState that is a URL on the SP is the target of an unsolicited Response.
     func matchRequest(xml: [UInt8], relayState: String?) throws -> (SPPendingRequest?, String?) {
         if let relayState, let pending = state.pending(relayState: relayState) { return (pending, nil) }
+        let rules = environment.profile.spRules
+        guard rules.requireRelayState else {
+            let target = try checkedTarget(relayState, parameter: "RelayState").flatMap { sameOrigin($0) }
+            return (nil, target ?? homeURL(rules))
+        }
         let inResponseTo = (try? XMLDocument(parsing: xml).root.attribute("InResponseTo")) ?? nil
         if let inResponseTo, let pending = state.pending(requestID: inResponseTo) {
             guard let relayState, !relayState.isEmpty else {
@@ -100,7 +107,12 @@ extension MockSP {
             throw SPError(status: 400, code: "relaystate.unknown",
                           message: "RelayState \(relayState) names no request this SP sent (or it was already used).")
         }
-        return (nil, try checkedTarget(relayState, parameter: "RelayState").flatMap { sameOrigin($0) } ?? base + Path.secure)
+        return (nil, try checkedTarget(relayState, parameter: "RelayState").flatMap { sameOrigin($0) } ?? homeURL(rules))
+    }
+
+    /// `homeURL`: a path on the SP's origin, or a URL as written.
+    func homeURL(_ rules: SPRules) -> String {
+        rules.homeURL.hasPrefix("/") ? base + rules.homeURL : rules.homeURL
     }
 
     /// The IdP whose Response this is, among those the SP trusts: the mock IdP, and the mock
@@ -121,17 +133,25 @@ extension MockSP {
     func complete(xml: [UInt8], pending: SPPendingRequest?, unsolicitedTarget: String?, request: MockRequest,
                   binding: String) throws -> MockResponse {
         let profile = environment.profile
-        let settings = profile.profile.sp
+        let rules = profile.spRules
         let expiredCertificate = environment.knobs.contains(.expiredCertificate)
         let trusted = expiredCertificate ? profile.expiredIdPCertificate : profile.idpCertificate
-        let configuration = SPValidator.Configuration(
+        // Shibboleth compares Destination and Recipient with the URL the Response arrived at;
+        // `requireRequestedACS` holds them to the ACS the request named.
+        let acsURL = rules.requireRequestedACS ? (pending?.acsURL ?? base + request.path) : base + request.path
+        var configuration = SPValidator.Configuration(
             idpEntityID: trustedIssuer(of: xml, solicited: pending != nil), idpKeys: [trusted.publicKey],
             spEntityID: environment.spEntityID,
-            acsURL: pending?.acsURL ?? base + request.path, requestID: pending?.requestID,
-            allowUnsolicited: pending == nil, clock: environment.clock, skew: TimeInterval(settings.skew),
-            signatureRequirement: settings.wantAssertionsSigned ? .assertion : .responseOrAssertion,
+            acsURL: acsURL, requestID: pending?.requestID,
+            allowUnsolicited: pending == nil, clock: environment.clock, skew: TimeInterval(rules.clockSkew),
+            allowSHA1: !rules.excludesSHA1,
+            signatureRequirement: rules.requireSignedAssertions ? .assertion : .responseOrAssertion,
             decryptionKeys: [profile.spKey], replayCache: state.replayCache,
-            limits: XMLParsingLimits(maxBytes: settings.maxResponseBytes))
+            limits: XMLParsingLimits(maxBytes: max(XMLParsingLimits.default.maxBytes, min(request.body.count, 64 << 20))))
+        configuration.correlation = .bearerRule(checkCorrelation: rules.checkCorrelation, blockUnsolicited: rules.blockUnsolicited)
+        configuration.assertionSelection = rules.singleAssertion ? .exactlyOne : .all
+        configuration.messageLifetime = TimeInterval(rules.messageFlowExpires)
+        configuration.excludedAlgorithms = Set(rules.excludedAlgorithms)
         let assertion: ValidatedAssertion
         switch SPValidator(configuration: configuration).validate(xml) {
         case .success(let validated): assertion = validated
@@ -139,11 +159,11 @@ extension MockSP {
             throw SPError(status: 403, code: failure.code.rawValue, message: failure.description)
         }
         // The SP's own rules, after the signature and protocol checks.
-        if settings.checkCertificateExpiry, trusted.notAfter < environment.clock.now() {
+        if rules.checkCertificateValidity, trusted.notAfter < environment.clock.now() {
             throw SPError(status: 403, code: "signature.certificate-expired",
-                          message: "The IdP's signing certificate expired on \(SAMLDateTime.string(from: trusted.notAfter)); this SP refuses signatures under an expired certificate.")
+                          message: "The IdP's signing certificate expired on \(SAMLDateTime.string(from: trusted.notAfter)); this SP refuses signatures under an expired certificate (checkCertificateValidity).")
         }
-        if let requested = pending?.nameIDFormat, requested != NameIDFormat.unspecified,
+        if rules.requireRequestedNameIDFormat, let requested = pending?.nameIDFormat, requested != NameIDFormat.unspecified,
            let actual = assertion.nameID.format, actual != requested {
             throw SPError(status: 403, code: "nameid.format-mismatch",
                           message: "The request asked for NameID format \(requested); the assertion carries \(actual) (saml-core-2.0-os §3.4.1.1).")
@@ -152,7 +172,7 @@ extension MockSP {
         for attribute in assertion.attributes {
             attributes[AttributeNaming.friendlyName(of: attribute), default: []] += attribute.stringValues
         }
-        for required in settings.requiredAttributes where attributes[required] == nil {
+        for required in rules.attributeChecker where attributes[required] == nil {
             throw SPError(status: 403, code: "attribute.missing",
                           message: "The assertion has no `\(required)` attribute, which this SP requires.")
         }
@@ -181,6 +201,9 @@ extension MockSP {
         response.annotations["sp.accepted"] = assertion.nameID.value
         response.annotations["sp.secret"] = session.secret
         if pending == nil { response.annotations["sp.unsolicited"] = "true" }
+        if assertion.assertionCount > 1 { response.annotations["sp.assertions"] = String(assertion.assertionCount) }
+        if assertion.skippedAssertions > 0 { response.annotations["sp.skipped-assertions"] = String(assertion.skippedAssertions) }
+        if target == homeURL(rules), pending == nil { response.annotations["sp.landing"] = "homeURL" }
         return response
     }
 }

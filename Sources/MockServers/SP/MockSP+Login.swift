@@ -100,6 +100,30 @@ extension MockSP {
         """)
     }
 
+    /// `/`: the site's home page, outside the protected area — where Shibboleth SP lands a
+    /// login whose RelayState was lost (`homeURL`, default `/`). Like a site's home page
+    /// under a lazy session, it names the user (and the session's secret) when there is a
+    /// session; it never starts a login.
+    func homePage(_ request: MockRequest) -> MockResponse {
+        var body = "<p>You are not logged in. <a href=\"\(Path.secure)\">Log in</a></p>"
+        var annotation = "none"
+        if let key = request.cookie(sessionCookieName), let session = state.session(key) {
+            body = """
+            <p>Logged in as <code id="nameid">\(HTMLText.escape(session.nameID))</code>.</p>
+            <p>secret: <code id="secret">\(session.secret)</code></p>
+            """
+            annotation = "valid"
+        }
+        return MockResponse.html("""
+        <!DOCTYPE html>
+        <html><head><meta charset="utf-8"><title>Home</title></head>
+        <body><h1 id="home">Home</h1>
+        \(body)
+        </body></html>
+
+        """).annotated("sp.home", annotation)
+    }
+
     /// `/Shibboleth.sso/Session`, as Shibboleth SP's Session handler shows it.
     func sessionPage(_ request: MockRequest) -> MockResponse {
         guard let key = request.cookie(sessionCookieName), let session = state.session(key) else {

@@ -12,12 +12,14 @@ import SAMLCore
 /// | `/Shibboleth.sso/Metadata` | metadata |
 /// | `/Shibboleth.sso/Session` | the session (HTML, or JSON with `Accept: application/json`) |
 /// | `/Shibboleth.sso/Logout` | logout (SAML SLO through the IdP), `/Shibboleth.sso/SLO/Redirect` |
+/// | `/` | the site's home page, outside the protected area (Shibboleth's default `homeURL`) |
 ///
 /// `/secure` answers a client that advertises PAOS (`Accept: …application/vnd.paos+xml` and a
 /// `PAOS` header, saml-ecp-v2.0 §2.3.1) with a PAOS request instead of a redirect. Responses
-/// are validated by SAMLCore's ``SPValidator`` plus the SP's own rules; a refusal is an
-/// error page naming the reason code, which is also annotated in the traffic log
-/// (`sp.rejected`).
+/// are judged by the rules of the SP personality in force (``SPRules``: Shibboleth SP 3's
+/// stock settings unless a profile, scenario or `serve --sp-personality` names others),
+/// through SAMLCore's ``SPValidator``; a refusal is an error page naming the reason code,
+/// which is also annotated in the traffic log (`sp.rejected`).
 public struct MockSP: MockHandler {
     public let name = "sp"
     public let environment: MockEnvironment
@@ -56,7 +58,7 @@ public struct MockSP: MockHandler {
             case Path.session: return sessionPage(request)
             case Path.logout: return try logout(request)
             case Path.sloRedirect: return try logoutReturn(request)
-            case "/": return .redirect(Path.secure)
+            case "/": return homePage(request)
             default: return .notFound(path)
             }
         } catch let error as SPError {

@@ -26,9 +26,14 @@ public struct ReadyInfo: Codable, Sendable {
         public let metadata: String
         public let session: String
         public let logout: String
+        /// The SP personality the mock SP judges with, and its settings that differ from
+        /// Shibboleth SP 3's stock ones (`NAME=VALUE`).
+        public var personality: String?
+        public var settings: [String]?
 
         enum CodingKeys: String, CodingKey {
             case base, entityID = "entity_id", secure, login, acs, ecpACS = "ecp_acs", metadata, session, logout
+            case personality, settings
         }
     }
 

@@ -29,6 +29,27 @@ public struct SPValidator: Sendable {
         case both
     }
 
+    /// How InResponseTo is judged.
+    public enum Correlation: Sendable, Equatable {
+        /// saml-profiles-2.0-os §4.1.4.2–4.1.4.3 to the letter: a solicited Response answers
+        /// the request sent; an unsolicited one carries no InResponseTo.
+        case strict
+        /// Shibboleth SP's Bearer rule: InResponseTo is judged only when `checkCorrelation`
+        /// is on (a solicited Response's SubjectConfirmationData must answer the request) or
+        /// `blockUnsolicited` is (a Response without InResponseTo is refused).
+        case bearerRule(checkCorrelation: Bool, blockUnsolicited: Bool)
+    }
+
+    /// Which assertions of a Response the SP consumes.
+    public enum AssertionSelection: Sendable, Equatable {
+        /// Exactly one; more is a refusal (`assertion.multiple`).
+        case exactlyOne
+        /// Every assertion, as Shibboleth SP does: each is judged on its own, one that fails
+        /// is skipped (the first failure is reported when none passes), the first valid one
+        /// gives the subject, and the attributes of all valid ones are merged.
+        case all
+    }
+
     public struct Configuration: Sendable {
         public var idpEntityID: String
         public var idpKeys: [PublicKey]
@@ -46,6 +67,13 @@ public struct SPValidator: Sendable {
         public var decryptionKeys: [PrivateKey]
         public var replayCache: ReplayCache?
         public var limits: XMLParsingLimits
+        public var correlation: Correlation = .strict
+        public var assertionSelection: AssertionSelection = .exactlyOne
+        /// Shibboleth SP's MessageFlow rule: the Response's IssueInstant must be no more than
+        /// `skew` in the future and no older than this plus `skew`. Nil: not checked.
+        public var messageLifetime: TimeInterval?
+        /// Signature and digest algorithm URIs refused (beyond SHA-1, which `allowSHA1` governs).
+        public var excludedAlgorithms: Set<String> = []
 
         public init(idpEntityID: String, idpKeys: [PublicKey], spEntityID: String, acsURL: String,
                     requestID: String? = nil, allowUnsolicited: Bool = false, clock: SAMLClock = SystemClock(),
@@ -118,6 +146,9 @@ public struct SPValidator: Sendable {
         //    else is the shape of a signature-wrapping attack, XSW1–XSW8).
         try StructureCheck.check(root, verifier: verifier)
 
+        // Shibboleth's MessageFlow rule runs first among its security policy rules.
+        try checkMessageAge(root)
+
         // 2. The Response's own signature, before anything is decrypted (it covers the
         //    EncryptedAssertion as sent).
         var responseSignature: VerifiedSignature?
@@ -133,25 +164,69 @@ public struct SPValidator: Sendable {
            let failure = StatusPolicy.failure(for: status, line: statusElement.line) {
             throw failure
         }
+        if let responseSignature { try checkExcluded(responseSignature, line: root.line) }
 
-        // 3. The one assertion, decrypted if need be.
-        let plain = root.children("Assertion", SAMLNamespace.assertion)
-        let encrypted = root.children("EncryptedAssertion", SAMLNamespace.assertion)
-        var assertionElement: XMLElement
-        var wasEncrypted = false
-        switch (plain.count, encrypted.count) {
-        case (0, 0):
+        // 3. The assertions, decrypted if need be, in document order.
+        let candidates = root.children.filter {
+            $0.is("Assertion", SAMLNamespace.assertion) || $0.is("EncryptedAssertion", SAMLNamespace.assertion)
+        }
+        if candidates.isEmpty {
             throw ValidationFailure(.assertionMissing, "the Response carries no Assertion", line: root.line)
-        case (1, 0):
-            assertionElement = plain[0]
-        case (0, 1):
+        }
+        if candidates.count > 1, configuration.assertionSelection == .exactlyOne {
+            let plain = candidates.filter { $0.localName == "Assertion" }.count
+            throw ValidationFailure(.assertionMultiple, "the Response carries \(candidates.count) assertions\(plain == candidates.count ? "" : " (\(candidates.count - plain) encrypted)"); exactly one is accepted", line: root.line)
+        }
+        let response: Response
+        do {
+            response = try Response(element: root)
+        } catch {
+            throw ValidationFailure(.responseMalformed, "\(error)")
+        }
+        var consumed: [Consumed] = []
+        var firstFailure: ValidationFailure?
+        for candidate in candidates {
+            do {
+                consumed.append(try consume(candidate, document: document, root: root, response: response,
+                                            responseSignature: responseSignature, verifier: verifier))
+            } catch let failure as ValidationFailure {
+                // One assertion is all there is, or all Shibboleth keeps trying after.
+                if configuration.assertionSelection == .exactlyOne { throw failure }
+                if firstFailure == nil { firstFailure = failure }
+            }
+        }
+        guard let first = consumed.first else {
+            throw firstFailure ?? ValidationFailure(.assertionMissing, "no assertion of the Response could be used", line: root.line)
+        }
+        return ValidatedAssertion(
+            responseID: response.id, assertionID: first.assertion.id, issuer: first.assertion.issuer.value,
+            nameID: first.nameID, sessionIndex: first.assertion.authnStatements.first?.sessionIndex,
+            attributes: consumed.flatMap(\.assertion.attributes),
+            signedBy: first.signedBy, wasEncrypted: first.wasEncrypted, signatureAlgorithm: first.algorithm,
+            assertionCount: consumed.count, skippedAssertions: consumed.count < candidates.count ? (candidates.count - consumed.count) : 0)
+    }
+
+    struct Consumed {
+        let assertion: Assertion
+        let nameID: NameID
+        let signedBy: ValidatedAssertion.SignedBy
+        let wasEncrypted: Bool
+        let algorithm: SignatureAlgorithm
+    }
+
+    /// Decrypts (when need be), verifies and judges one assertion of the Response.
+    func consume(_ candidate: XMLElement, document: XMLDocument, root: XMLElement, response: Response,
+                 responseSignature: VerifiedSignature?, verifier: XMLSignatureVerifier) throws -> Consumed {
+        var assertionElement = candidate
+        var wasEncrypted = false
+        if candidate.localName == "EncryptedAssertion" {
             guard !configuration.decryptionKeys.isEmpty else {
-                throw ValidationFailure(.decryptionNoKey, "the Assertion is encrypted and no SP decryption key is configured", line: encrypted[0].line)
+                throw ValidationFailure(.decryptionNoKey, "the Assertion is encrypted and no SP decryption key is configured", line: candidate.line)
             }
             do {
-                assertionElement = try XMLDecryptor(keys: configuration.decryptionKeys).decrypt(encrypted[0])
+                assertionElement = try XMLDecryptor(keys: configuration.decryptionKeys).decrypt(candidate)
             } catch let e as EncryptionError {
-                throw ValidationFailure(e.reason == .forbiddenAlgorithm ? .decryptionForbiddenAlgorithm : .decryptionFailed, e.message, line: encrypted[0].line)
+                throw ValidationFailure(e.reason == .forbiddenAlgorithm ? .decryptionForbiddenAlgorithm : .decryptionFailed, e.message, line: candidate.line)
             }
             wasEncrypted = true
             // The decrypted content must not smuggle in further assertions or a Response.
@@ -159,8 +234,6 @@ public struct SPValidator: Sendable {
             if !document.registerIDs().isEmpty {
                 throw ValidationFailure(.signatureDuplicateID, "the decrypted Assertion reuses an ID already in the Response")
             }
-        default:
-            throw ValidationFailure(.assertionMultiple, "the Response carries \(plain.count + encrypted.count) assertions; exactly one is accepted", line: root.line)
         }
 
         // 4. The assertion's own signature.
@@ -169,6 +242,7 @@ public struct SPValidator: Sendable {
             do { assertionSignature = try verifier.verify(assertionElement) } catch let e as SignatureError {
                 throw ValidationFailure(e, line: assertionElement.line)
             }
+            try checkExcluded(assertionSignature!, line: assertionElement.line)
         }
         let signedBy: ValidatedAssertion.SignedBy
         switch (responseSignature != nil, assertionSignature != nil) {
@@ -190,10 +264,8 @@ public struct SPValidator: Sendable {
         }
 
         // 5. Parse into values and apply the policies.
-        let response: Response
         let assertion: Assertion
         do {
-            response = try Response(element: root)
             assertion = try Assertion(element: assertionElement)
         } catch {
             throw ValidationFailure(.responseMalformed, "\(error)")
@@ -207,10 +279,28 @@ public struct SPValidator: Sendable {
         guard let nameID = assertion.subject?.nameID else {
             throw ValidationFailure(.subjectMissing, "the Assertion has no NameID", line: assertionElement.line)
         }
-        return ValidatedAssertion(
-            responseID: response.id, assertionID: assertion.id, issuer: assertion.issuer.value, nameID: nameID,
-            sessionIndex: assertion.authnStatements.first?.sessionIndex, attributes: assertion.attributes,
-            signedBy: signedBy, wasEncrypted: wasEncrypted,
-            signatureAlgorithm: (assertionSignature ?? responseSignature)!.algorithm)
+        return Consumed(assertion: assertion, nameID: nameID, signedBy: signedBy, wasEncrypted: wasEncrypted,
+                        algorithm: (assertionSignature ?? responseSignature)!.algorithm)
+    }
+
+    /// Refuses a verified signature whose algorithm or digest the SP excludes.
+    func checkExcluded(_ signature: VerifiedSignature, line: Int) throws {
+        for uri in [signature.algorithm.rawValue, signature.digest.rawValue] where configuration.excludedAlgorithms.contains(uri) {
+            throw ValidationFailure(.signatureForbiddenAlgorithm, "the signature uses \(uri), which this SP excludes (<ExcludedAlgorithms>)", line: line)
+        }
+    }
+
+    /// Shibboleth SP's MessageFlow rule on the Response's IssueInstant.
+    func checkMessageAge(_ root: XMLElement) throws {
+        guard let lifetime = configuration.messageLifetime,
+              let text = root.attribute("IssueInstant"), let issued = try? SAMLDateTime.date(from: text) else { return }
+        let now = configuration.clock.now()
+        let skew = configuration.skew
+        if issued > now.addingTimeInterval(skew) {
+            throw ValidationFailure(.messageNotYetValid, "the Response's IssueInstant \(text) is in the future (now \(SAMLDateTime.string(from: now)), clock skew \(Int(skew)) s)", line: root.line)
+        }
+        if issued < now.addingTimeInterval(-skew - lifetime) {
+            throw ValidationFailure(.messageExpired, "the Response was issued too long ago: IssueInstant \(text), now \(SAMLDateTime.string(from: now)); at most \(Int(lifetime)) s (MessageFlow expires) + \(Int(skew)) s clock skew", line: root.line)
+        }
     }
 }

@@ -15,4 +15,9 @@ public struct ValidatedAssertion: Sendable, Equatable {
     /// True when the assertion arrived as an EncryptedAssertion.
     public let wasEncrypted: Bool
     public let signatureAlgorithm: SignatureAlgorithm
+    /// How many assertions were consumed (more than one only with
+    /// ``SPValidator/AssertionSelection/all``; ``attributes`` holds all of theirs).
+    public var assertionCount: Int = 1
+    /// Assertions of the Response that were skipped because they failed a rule.
+    public var skippedAssertions: Int = 0
 }

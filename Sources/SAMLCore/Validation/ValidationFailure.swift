@@ -31,6 +31,8 @@ public struct ValidationFailure: Error, CustomStringConvertible, Sendable, Equat
         case inResponseToMismatch = "in-response-to.mismatch"
         case inResponseToMissing = "in-response-to.missing"
         case inResponseToUnexpected = "in-response-to.unexpected"
+        case messageExpired = "message.expired"
+        case messageNotYetValid = "message.not-yet-valid"
         // Assertion
         case assertionMissing = "assertion.missing"
         case assertionMultiple = "assertion.multiple"

@@ -8,6 +8,9 @@ public struct InResponseToPolicy: SPValidationPolicy {
 
     public func check(_ context: SPValidationContext) -> ValidationFailure? {
         let config = context.configuration
+        // Shibboleth's Bearer rule judges the SubjectConfirmationData's InResponseTo only
+        // (``SubjectConfirmationPolicy``); the Response's attribute is not compared.
+        if case .bearerRule = config.correlation { return nil }
         let got = context.response.inResponseTo
         if let expected = config.requestID {
             switch got {

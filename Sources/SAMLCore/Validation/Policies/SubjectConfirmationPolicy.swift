@@ -46,6 +46,24 @@ public struct SubjectConfirmationPolicy: SPValidationPolicy {
         if let notBefore = data.notBefore, context.now < notBefore.addingTimeInterval(-config.skew) {
             return ValidationFailure(.subjectConfirmationNotYetValid, "SubjectConfirmationData NotBefore \(SAMLDateTime.string(from: notBefore)) is in the future (now \(SAMLDateTime.string(from: context.now)), skew \(Int(config.skew)) s)", line: line)
         }
+        if case .bearerRule(let checkCorrelation, let blockUnsolicited) = config.correlation {
+            // checkCorrelation: InResponseTo must equal the request's ID, absent when there
+            // was no request (an unsolicited Response naming a request is refused too).
+            if checkCorrelation, data.inResponseTo != config.requestID {
+                switch (config.requestID, data.inResponseTo) {
+                case (let expected?, nil):
+                    return ValidationFailure(.inResponseToMissing, "SubjectConfirmationData has no InResponseTo; the request sent was \"\(expected)\" (checkCorrelation)", line: line)
+                case (let expected?, let got?):
+                    return ValidationFailure(.inResponseToMismatch, "SubjectConfirmationData InResponseTo is \"\(got)\"; the request sent was \"\(expected)\" (checkCorrelation)", line: line)
+                default:
+                    return ValidationFailure(.inResponseToUnexpected, "SubjectConfirmationData InResponseTo \"\(data.inResponseTo ?? "")\" names a request this SP has no record of (checkCorrelation)", line: line)
+                }
+            }
+            if blockUnsolicited, data.inResponseTo == nil {
+                return ValidationFailure(.inResponseToMissing, "unsolicited Response (SubjectConfirmationData has no InResponseTo) refused (blockUnsolicited)", line: line)
+            }
+            return nil
+        }
         if let expected = config.requestID, let got = data.inResponseTo, got != expected {
             return ValidationFailure(.inResponseToMismatch, "SubjectConfirmationData InResponseTo is \"\(got)\"; the request sent was \"\(expected)\"", line: line)
         }
