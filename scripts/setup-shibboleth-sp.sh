@@ -10,6 +10,7 @@
 #       /usr/sbin/policy-rc.d (only when there is none) keeps the packages from starting the
 #       system's Apache on port 80 or the system's shibd.
 #   scripts/setup-shibboleth-sp.sh start DIR --idp-metadata FILE [--port N] [--policy stock|hardened]
+#                                       [--setting NAME=VALUE]...
 #       Writes the configuration into DIR (templates: Tests/Interop/shibboleth-sp/), starts
 #       shibd (which returns once it listens: -w) and Apache on 127.0.0.1:N (default: a free
 #       port; tried again on another port if it was taken meanwhile), and writes DIR/ready.env
@@ -20,6 +21,20 @@
 #       hardened is a copy with SHA-1 in <ExcludedAlgorithms> and checkCorrelation="true" on
 #       the Bearer rule: the two settings that turn Shibboleth's documented policies into
 #       refusals.
+#       --setting NAME=VALUE (repeatable) flips one real Shibboleth/Apache setting, named as the
+#       product names it (on top of --policy; a later one of the same NAME wins):
+#         ExcludedAlgorithms=URI URI…   security-policy.xml <ExcludedAlgorithms excludeDefaults="true">URIs</…>
+#         checkCorrelation=true|false   <PolicyRule type="Bearer" checkCorrelation="…"/> in the default policy
+#         blockUnsolicited=true|false   <PolicyRule type="Bearer" blockUnsolicited="…"/> in the default policy
+#                                       (OpenSAML's Bearer rule then also checks correlation)
+#         requireSignedAssertions=true|false  the <ApplicationDefaults> attribute (relying-party property)
+#         clockSkew=SECONDS             the <SPConfig clockSkew> attribute (default here: 180)
+#         homeURL=URL                   the <ApplicationDefaults homeURL> attribute (where an unsolicited
+#                                       login with no target lands)
+#         LimitRequestBody=BYTES        the Apache directive, server-wide, in the generated apache2.conf
+#       ready.env gains SETTINGS (the settings, ';'-separated) and METADATA (the SP's metadata URL).
+#       The SP has credentials (MockIdP/keys/sp-key.pem, sp-cert.pem): its metadata publishes the
+#       certificate, and assertions encrypted to it are decrypted.
 #   scripts/setup-shibboleth-sp.sh stop DIR
 #       Stops the Apache and shibd started in DIR (by their pid files) and waits for them.
 set -euo pipefail
@@ -30,6 +45,8 @@ APACHE=/usr/sbin/apache2
 SHIBD=/usr/sbin/shibd
 MOD_SHIB=/usr/lib/apache2/modules/mod_shib.so
 STOCK_POLICY=/etc/shibboleth/security-policy.xml
+SP_KEY="$ROOT/MockIdP/keys/sp-key.pem"
+SP_CERT="$ROOT/MockIdP/keys/sp-cert.pem"
 
 die() { echo "setup-shibboleth-sp: $*" >&2; exit 1; }
 installed() { [ -x "$APACHE" ] && [ -x "$SHIBD" ] && [ -f "$MOD_SHIB" ] && [ -f "$STOCK_POLICY" ]; }
@@ -80,10 +97,79 @@ wait_listening() {
     return 1
 }
 
-fill() { # template → file, @KEY@ replaced (values never contain '|')
+sed_escape() { printf '%s' "$1" | sed -e 's/[\\&|]/\\&/g'; } # for a sed replacement with '|' delimiters
+
+fill() { # template → file, @KEY@ replaced
     sed -e "s|@DIR@|$DIR|g" -e "s|@PORT@|$PORT|g" -e "s|@SP_ENTITY_ID@|$SP_ENTITY_ID|g" \
         -e "s|@IDP_ENTITY_ID@|$IDP_ENTITY_ID|g" -e "s|@IDP_METADATA@|$DIR/idp-metadata.xml|g" \
-        -e "s|@SECURITY_POLICY@|$SECURITY_POLICY|g" -e "s|@USER_LINES@|$USER_LINES|g" "$1" > "$2"
+        -e "s|@SECURITY_POLICY@|$SECURITY_POLICY|g" -e "s|@USER_LINES@|$USER_LINES|g" \
+        -e "s|@CLOCK_SKEW@|$CLOCK_SKEW|g" -e "s|@APP_ATTRIBUTES@|$(sed_escape "$APP_ATTRIBUTES")|g" \
+        -e "s|@APACHE_SETTINGS@|$(sed_escape "$APACHE_SETTINGS")|g" "$1" > "$2"
+}
+
+# --setting NAME=VALUE → the variables the templates and the policy read. Unknown names and
+# malformed values are errors: a misspelt setting is never silently ignored.
+apply_setting() {
+    local name="${1%%=*}" value="${1#*=}"
+    [ "$name" != "$1" ] || die "--setting wants NAME=VALUE, got: $1"
+    case "$name" in
+        ExcludedAlgorithms)
+            printf '%s' "$value" | grep -Eq '^[A-Za-z0-9:/.#_ -]*$' || die "ExcludedAlgorithms: space-separated algorithm URIs, got: $value"
+            SET_EXCLUDED="$value" ;;
+        checkCorrelation|blockUnsolicited|requireSignedAssertions)
+            case "$value" in true|false) ;; *) die "$name: true or false, got: $value" ;; esac
+            case "$name" in
+                checkCorrelation) SET_CORRELATION="$value" ;;
+                blockUnsolicited) SET_BLOCK_UNSOLICITED="$value" ;;
+                requireSignedAssertions) SET_REQUIRE_SIGNED="$value" ;;
+            esac ;;
+        clockSkew)
+            printf '%s' "$value" | grep -Eq '^[0-9]+$' || die "clockSkew: seconds, got: $value"
+            CLOCK_SKEW="$value" ;;
+        homeURL)
+            printf '%s' "$value" | grep -Eq "^[^\"'<>& ]+$" || die "homeURL: a URL without quotes, <, >, & or spaces, got: $value"
+            SET_HOME_URL="$value" ;;
+        LimitRequestBody)
+            printf '%s' "$value" | grep -Eq '^[0-9]+$' || die "LimitRequestBody: bytes, got: $value"
+            SET_LIMIT_REQUEST_BODY="$value" ;;
+        *) die "unknown --setting $name (known: ExcludedAlgorithms checkCorrelation blockUnsolicited requireSignedAssertions clockSkew homeURL LimitRequestBody)" ;;
+    esac
+    SETTINGS="${SETTINGS:+$SETTINGS;}$name=$value"
+}
+
+# The security policy file: the packaged one untouched (stock, no policy setting), else a copy
+# with <ExcludedAlgorithms> and the default policy's Bearer rule as --policy and --setting say.
+write_security_policy() {
+    local excluded="" correlation="" block=""
+    if [ "$POLICY" = hardened ]; then
+        excluded="http://www.w3.org/2000/09/xmldsig#rsa-sha1 http://www.w3.org/2000/09/xmldsig#sha1"
+        correlation=true
+    elif [ "$POLICY" != stock ]; then
+        die "--policy must be stock or hardened"
+    fi
+    [ -n "$SET_EXCLUDED" ] && excluded="$SET_EXCLUDED"
+    [ -n "$SET_CORRELATION" ] && correlation="$SET_CORRELATION"
+    [ -n "$SET_BLOCK_UNSOLICITED" ] && block="$SET_BLOCK_UNSOLICITED"
+    if [ "$POLICY" = stock ] && [ -z "$SET_EXCLUDED$SET_CORRELATION$SET_BLOCK_UNSOLICITED" ]; then
+        SECURITY_POLICY="$STOCK_POLICY"
+        return
+    fi
+    grep -q '<ExcludedAlgorithms excludeDefaults="true"/>' "$STOCK_POLICY" \
+        && grep -q '<Policy id="default" validate="false">' "$STOCK_POLICY" \
+        || die "$STOCK_POLICY is not the packaged one this script knows how to change"
+    local bearer=""
+    [ -n "$correlation" ] && bearer="$bearer checkCorrelation=\"$correlation\""
+    [ -n "$block" ] && bearer="$bearer blockUnsolicited=\"$block\""
+    [ -n "$bearer" ] && bearer="<PolicyRule type=\"Bearer\"$bearer/>"
+    if [ "$POLICY" = hardened ] && [ -z "$SET_EXCLUDED$SET_CORRELATION$SET_BLOCK_UNSOLICITED" ]; then
+        SECURITY_POLICY="$DIR/security-policy-hardened.xml"
+    else
+        SECURITY_POLICY="$DIR/security-policy.xml"
+    fi
+    sed -e "s|<ExcludedAlgorithms excludeDefaults=\"true\"/>|<ExcludedAlgorithms excludeDefaults=\"true\">$(sed_escape "$excluded")</ExcludedAlgorithms>|" \
+        -e "s|<Policy id=\"default\" validate=\"false\">|<Policy id=\"default\" validate=\"false\">$(sed_escape "$bearer")|" \
+        "$STOCK_POLICY" > "$SECURITY_POLICY"
+    chmod 0644 "$SECURITY_POLICY"
 }
 
 stop_instance() {
@@ -113,19 +199,14 @@ start_instance() {
     install -m 0644 "$IDP_METADATA" "$DIR/idp-metadata.xml"
     install -m 0644 "$TEMPLATES/attribute-map.xml" "$DIR/attribute-map.xml"
     install -m 0644 "$TEMPLATES/whoami.shtml" "$DIR/htdocs/secure/whoami.shtml"
-    case "$POLICY" in
-        stock) SECURITY_POLICY="$STOCK_POLICY" ;;
-        hardened)
-            SECURITY_POLICY="$DIR/security-policy-hardened.xml"
-            grep -q '<ExcludedAlgorithms excludeDefaults="true"/>' "$STOCK_POLICY" \
-                && grep -q '<Policy id="default" validate="false">' "$STOCK_POLICY" \
-                || die "$STOCK_POLICY is not the packaged one this script knows how to harden"
-            sed -e 's|<ExcludedAlgorithms excludeDefaults="true"/>|<ExcludedAlgorithms excludeDefaults="true">http://www.w3.org/2000/09/xmldsig#rsa-sha1 http://www.w3.org/2000/09/xmldsig#sha1</ExcludedAlgorithms>|' \
-                -e 's|<Policy id="default" validate="false">|<Policy id="default" validate="false"><PolicyRule type="Bearer" checkCorrelation="true"/>|' \
-                "$STOCK_POLICY" > "$SECURITY_POLICY"
-            ;;
-        *) die "--policy must be stock or hardened" ;;
-    esac
+    write_security_policy
+    install -m 0600 "$SP_KEY" "$DIR/sp-key.pem"
+    install -m 0644 "$SP_CERT" "$DIR/sp-cert.pem"
+    APP_ATTRIBUTES=""
+    [ -n "$SET_REQUIRE_SIGNED" ] && APP_ATTRIBUTES="$APP_ATTRIBUTES requireSignedAssertions=\"$SET_REQUIRE_SIGNED\""
+    [ -n "$SET_HOME_URL" ] && APP_ATTRIBUTES="$APP_ATTRIBUTES homeURL=\"$SET_HOME_URL\""
+    APACHE_SETTINGS="# --setting: none"
+    [ -n "$SET_LIMIT_REQUEST_BODY" ] && APACHE_SETTINGS="LimitRequestBody $SET_LIMIT_REQUEST_BODY"
     USER_LINES=""
     if [ "$(id -u)" = 0 ]; then
         USER_LINES="User www-data\nGroup www-data"
@@ -177,6 +258,8 @@ SHIBBOLETH_VERSION=$("$SHIBD" -v 2>&1 | head -1 | awk '{print $2}')
 SHIBBOLETH_PACKAGE=$(dpkg-query -W -f='${Version}' libapache2-mod-shib 2>/dev/null || echo unknown)
 APACHE_VERSION=$("$APACHE" -v | sed -n 's|^Server version: Apache/\([^ ]*\).*|\1|p')
 POLICY=$POLICY
+SETTINGS='$SETTINGS'
+METADATA=$BASE/Shibboleth.sso/Metadata
 ENV
     cat "$DIR/ready.env"
 }
@@ -186,14 +269,17 @@ case "$command" in
     install) install_packages ;;
     start)
         DIR="${1:-}"; shift || true
-        [ -n "$DIR" ] || die "usage: $0 start DIR --idp-metadata FILE [--port N] [--policy stock|hardened]"
+        [ -n "$DIR" ] || die "usage: $0 start DIR --idp-metadata FILE [--port N] [--policy stock|hardened] [--setting NAME=VALUE]..."
         mkdir -p "$DIR"; DIR="$(cd "$DIR" && pwd)"
-        IDP_METADATA=""; FIXED_PORT=""; POLICY=stock
+        IDP_METADATA=""; FIXED_PORT=""; POLICY=stock; SETTINGS=""; CLOCK_SKEW=180
+        SET_EXCLUDED=""; SET_CORRELATION=""; SET_BLOCK_UNSOLICITED=""; SET_REQUIRE_SIGNED=""
+        SET_HOME_URL=""; SET_LIMIT_REQUEST_BODY=""
         while [ $# -gt 0 ]; do
             case "$1" in
                 --idp-metadata) IDP_METADATA="$2"; shift 2 ;;
                 --port) FIXED_PORT="$2"; shift 2 ;;
                 --policy) POLICY="$2"; shift 2 ;;
+                --setting) apply_setting "${2:-}"; shift 2 ;;
                 *) die "unknown argument: $1" ;;
             esac
         done
@@ -203,6 +289,6 @@ case "$command" in
         [ -n "${1:-}" ] || die "usage: $0 stop DIR"
         stop_instance "$1"
         ;;
-    -h|--help|"") sed -n 2,27p "$0" ;;
+    -h|--help|"") sed -n '2,/^set -euo/p' "$0" | sed '$d' ;;
     *) die "unknown command: $command (install, start, stop)" ;;
 esac
