@@ -18,5 +18,8 @@ swift test --skip-build --filter MutationTests
 # The real-client suite (issue 17): widely used, unmodified clients through `samlharness run`;
 # docs/real-clients.md must still be what they do (a changed verdict fails with the difference).
 SAMLH_BIN=.build/debug/samlharness bash scripts/real-clients.sh --check
+# The mock SP against a real Shibboleth SP 3.4.1 (issue 19): for every Response-changing knob,
+# and with each setting flipped, both reach the same verdict (docs/sp-personalities.md).
+python3 scripts/sp-oracle.py --check --binary .build/debug/samlharness --out "${TMPDIR:-/tmp}/sp-oracle-results.json"
 # The release binary users run: every verb end to end, outcomes not times (docs/release-smoke.md).
 bash scripts/release-smoke.sh

@@ -7,18 +7,20 @@ import Testing
 /// Every knob that breaks the Response is refused by the mock SP with the reason code the
 /// knob documents; the transport faults do what they say on the wire.
 @Suite(.serialized) struct KnobTests {
-    /// The SP settings under which a knob's damage is refusable (e.g. `assertion-unsigned`
-    /// matters to an SP that wants signed assertions).
+    /// The SP under which a knob's damage is refusable: the hardened personality, with
+    /// the setting that refuses what hardened leaves alone (e.g. `assertion-unsigned`
+    /// matters to an SP that requires signed assertions).
     static func settings(for knob: Knob) -> (inout IdPProfile) -> Void {
         { profile in
+            profile.sp.personality = "hardened"
             switch knob {
             case .assertionUnsigned:
                 profile.idp.sign = "both"
-                profile.sp.wantAssertionsSigned = true
+                profile.sp.settings["requireSignedAssertions"] = .text("true")
             case .base64Wrapped:
-                profile.sp.strictBase64 = true
+                profile.sp.settings["strictBase64"] = .text("true")
             case .attributeMissing:
-                profile.sp.requiredAttributes = ["mail"]
+                profile.sp.settings["AttributeChecker"] = .list(["mail"])
             default:
                 break
             }
@@ -43,6 +45,28 @@ import Testing
             #expect([400, 403, 413].contains(acs.status), "\(knob.text): the SP answered \(acs.status)")
             #expect(SuiteFixture.spVerdict(suite).rejected == knob.expectedSPReason, "\(knob.text)")
             #expect(acs.body.contains(knob.expectedSPReason!), "the error page names the reason")
+        }
+    }
+
+    /// A stock Shibboleth SP (the default personality) answers each knob as
+    /// ``Knob/expectedSPReason(under:)`` says: it accepts SHA-1, a lost RelayState, a second
+    /// assertion, an uncorrelated InResponseTo… and refuses the rest with the same codes.
+    @Test(arguments: Knob.examples.filter { $0.expectedSPReason != nil })
+    func aStockShibbolethSPAnswersAsItsRulesSay(_ knob: Knob) async throws {
+        let modify: (inout IdPProfile) -> Void = { profile in
+            if knob == .assertionUnsigned { profile.idp.sign = "both" }
+        }
+        try await SuiteFixture.with("shibboleth-basic", knobs: [knob], modify: modify) { suite, browser in
+            let rules = SPRules()
+            #expect(suite.environment.profile.spPersonality == "shibboleth" && suite.environment.profile.spRules == rules)
+            let acs = try await Self.loginThrough(suite, browser)
+            let verdict = SuiteFixture.spVerdict(suite)
+            if let reason = knob.expectedSPReason(under: rules) {
+                #expect(verdict.rejected == reason, "\(knob.text): \(acs.status)")
+            } else {
+                #expect(acs.status == 302 && verdict.rejected == nil, "\(knob.text): refused \(verdict.rejected ?? "?")")
+                #expect(verdict.accepted == "alice@example.org", "\(knob.text): the first assertion's subject is logged in")
+            }
         }
     }
 

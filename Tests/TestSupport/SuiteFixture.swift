@@ -11,6 +11,8 @@ public enum SuiteFixture {
     public static func profile(_ name: String, _ modify: (inout IdPProfile) -> Void = { _ in }) throws -> LoadedProfile {
         var loaded = try LoadedProfile.load(named: name, from: mockIdP)
         modify(&loaded.profile)
+        // The SP personality and settings the modified profile names.
+        try loaded.useSP(personality: loaded.profile.sp.personality ?? SPPersonality.defaultName, settings: [], mockIdP: mockIdP)
         return loaded
     }
 

@@ -44,9 +44,10 @@ public struct SPValidator: Sendable {
     public enum AssertionSelection: Sendable, Equatable {
         /// Exactly one; more is a refusal (`assertion.multiple`).
         case exactlyOne
-        /// Every assertion, as Shibboleth SP does: each is judged on its own, one that fails
-        /// is skipped (the first failure is reported when none passes), the first valid one
-        /// gives the subject, and the attributes of all valid ones are merged.
+        /// Every assertion, as Shibboleth SP does: the plain ones, then the encrypted ones, each
+        /// judged on its own; one that fails is skipped (the first failure is reported when
+        /// none passes), the first valid one gives the subject, and the attributes of all
+        /// valid ones are merged in that order.
         case all
     }
 
@@ -144,7 +145,7 @@ public struct SPValidator: Sendable {
 
         // 1. Structure: assertions only as direct children of the one Response (anything
         //    else is the shape of a signature-wrapping attack, XSW1–XSW8).
-        try StructureCheck.check(root, verifier: verifier)
+        try StructureCheck.check(root, verifier: verifier, oneAssertion: configuration.assertionSelection == .exactlyOne)
 
         // Shibboleth's MessageFlow rule runs first among its security policy rules.
         try checkMessageAge(root)
@@ -166,10 +167,15 @@ public struct SPValidator: Sendable {
         }
         if let responseSignature { try checkExcluded(responseSignature, line: root.line) }
 
-        // 3. The assertions, decrypted if need be, in document order.
-        let candidates = root.children.filter {
-            $0.is("Assertion", SAMLNamespace.assertion) || $0.is("EncryptedAssertion", SAMLNamespace.assertion)
-        }
+        // 3. The assertions, decrypted if need be: in document order, or — consuming them all,
+        //    as Shibboleth's SAML2Consumer does — the plain ones first, then the encrypted ones
+        //    (so the first valid plain assertion gives the subject).
+        let plainAssertions = root.children("Assertion", SAMLNamespace.assertion)
+        let encryptedAssertions = root.children("EncryptedAssertion", SAMLNamespace.assertion)
+        let candidates = configuration.assertionSelection == .all ? plainAssertions + encryptedAssertions
+            : root.children.filter {
+                $0.is("Assertion", SAMLNamespace.assertion) || $0.is("EncryptedAssertion", SAMLNamespace.assertion)
+            }
         if candidates.isEmpty {
             throw ValidationFailure(.assertionMissing, "the Response carries no Assertion", line: root.line)
         }
@@ -177,12 +183,9 @@ public struct SPValidator: Sendable {
             let plain = candidates.filter { $0.localName == "Assertion" }.count
             throw ValidationFailure(.assertionMultiple, "the Response carries \(candidates.count) assertions\(plain == candidates.count ? "" : " (\(candidates.count - plain) encrypted)"); exactly one is accepted", line: root.line)
         }
-        let response: Response
-        do {
-            response = try Response(element: root)
-        } catch {
-            throw ValidationFailure(.responseMalformed, "\(error)")
-        }
+        // Parsed now, judged after the signatures: a value the signature covers that does not
+        // parse is reported as the broken signature it is first.
+        let response = Result { try Response(element: root) }
         var consumed: [Consumed] = []
         var firstFailure: ValidationFailure?
         for candidate in candidates {
@@ -199,7 +202,7 @@ public struct SPValidator: Sendable {
             throw firstFailure ?? ValidationFailure(.assertionMissing, "no assertion of the Response could be used", line: root.line)
         }
         return ValidatedAssertion(
-            responseID: response.id, assertionID: first.assertion.id, issuer: first.assertion.issuer.value,
+            responseID: try response.get().id, assertionID: first.assertion.id, issuer: first.assertion.issuer.value,
             nameID: first.nameID, sessionIndex: first.assertion.authnStatements.first?.sessionIndex,
             attributes: consumed.flatMap(\.assertion.attributes),
             signedBy: first.signedBy, wasEncrypted: first.wasEncrypted, signatureAlgorithm: first.algorithm,
@@ -215,7 +218,7 @@ public struct SPValidator: Sendable {
     }
 
     /// Decrypts (when need be), verifies and judges one assertion of the Response.
-    func consume(_ candidate: XMLElement, document: XMLDocument, root: XMLElement, response: Response,
+    func consume(_ candidate: XMLElement, document: XMLDocument, root: XMLElement, response parsed: Result<Response, any Error>,
                  responseSignature: VerifiedSignature?, verifier: XMLSignatureVerifier) throws -> Consumed {
         var assertionElement = candidate
         var wasEncrypted = false
@@ -264,8 +267,10 @@ public struct SPValidator: Sendable {
         }
 
         // 5. Parse into values and apply the policies.
+        let response: Response
         let assertion: Assertion
         do {
+            response = try parsed.get()
             assertion = try Assertion(element: assertionElement)
         } catch {
             throw ValidationFailure(.responseMalformed, "\(error)")

@@ -2,9 +2,11 @@
 /// Every wrapping attack moves the signed element somewhere the verifier still finds it but
 /// the consumer does not read, and puts an unsigned one where the consumer reads. So: one
 /// Response (the root), assertions only as its direct children, none nested anywhere else,
-/// and if several are present, a signed one behind an unsigned one is named as wrapping.
+/// and if several are present (for an SP that consumes one), a signed one behind an unsigned
+/// one is named as wrapping. An SP that consumes every assertion (Shibboleth) judges each on
+/// its own instead, so an unsigned one is skipped, not taken for the signed one.
 enum StructureCheck {
-    static func check(_ root: XMLElement, verifier: XMLSignatureVerifier) throws {
+    static func check(_ root: XMLElement, verifier: XMLSignatureVerifier, oneAssertion: Bool = true) throws {
         var hidden: [XMLElement] = []
         root.walk { element in
             guard !element.isSameNode(as: root) else { return }
@@ -18,7 +20,7 @@ enum StructureCheck {
             throw ValidationFailure(.signatureWrapping, "a \(first.localName) element is hidden at \(path): the signed element has been moved out of the place the SP reads (signature wrapping)", line: first.line)
         }
         let direct = root.children("Assertion", SAMLNamespace.assertion)
-        if direct.count > 1 {
+        if direct.count > 1, oneAssertion {
             let consumed = direct[0]
             let consumedSigned = (try? verifier.verify(consumed)) != nil
             if !consumedSigned, let signed = direct.dropFirst().first(where: { (try? verifier.verify($0)) != nil }) {

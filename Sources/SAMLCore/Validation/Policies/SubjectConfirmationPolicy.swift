@@ -49,7 +49,8 @@ public struct SubjectConfirmationPolicy: SPValidationPolicy {
         if case .bearerRule(let checkCorrelation, let blockUnsolicited) = config.correlation {
             // checkCorrelation: InResponseTo must equal the request's ID, absent when there
             // was no request (an unsolicited Response naming a request is refused too).
-            if checkCorrelation, data.inResponseTo != config.requestID {
+            // blockUnsolicited turns correlation on too (OpenSAML's BearerConfirmationRule).
+            if checkCorrelation || blockUnsolicited, data.inResponseTo != config.requestID {
                 switch (config.requestID, data.inResponseTo) {
                 case (let expected?, nil):
                     return ValidationFailure(.inResponseToMissing, "SubjectConfirmationData has no InResponseTo; the request sent was \"\(expected)\" (checkCorrelation)", line: line)
