@@ -238,6 +238,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    static let metadataDeadline: Double = 15
+
     /// Reads SP metadata from a file or an http(s) URL.
     static func readMetadata(_ source: String) async throws -> [EntityDescriptor] {
         guard source.hasPrefix("http://") || source.hasPrefix("https://") else {
@@ -247,8 +249,23 @@ struct ServeCommand: AsyncParsableCommand {
             throw ConfigurationError(file: source, line: nil, message: "--sp-metadata: not a URL")
         }
         do {
-            let (data, response) = try await URLSession.shared.data(from: url)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            // Bounded: a server that accepts and never answers (or trickles) must not keep
+            // `serve` from starting; the whole fetch gets `metadataDeadline` seconds.
+            var request = URLRequest(url: url, timeoutInterval: metadataDeadline)
+            request.setValue("application/samlmetadata+xml, application/xml;q=0.9, */*;q=0.1", forHTTPHeaderField: "Accept")
+            let deadline = metadataDeadline
+            let (data, status) = try await withThrowingTaskGroup(of: (Data, Int).self) { group in
+                group.addTask { [request] in
+                    let (data, response) = try await URLSession.shared.data(for: request)
+                    return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(deadline))
+                    throw ConfigurationError(file: source, line: nil, message: "--sp-metadata: no complete answer within \(Int(deadline)) s")
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
             guard status == 200 else {
                 throw ConfigurationError(file: source, line: nil, message: "--sp-metadata: the server answered \(status)")
             }

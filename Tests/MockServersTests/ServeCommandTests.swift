@@ -1,6 +1,9 @@
 import TestSupport
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -52,5 +55,30 @@ import FoundationNetworking
     @Test func aBadKnobIsAUsageError() async throws {
         let outcome = try await ClientProcess.run(Self.binary.path, ["serve", "--knob", "clock-skew=later"])
         #expect(outcome.status == 2)
+    }
+}
+
+/// `serve --sp-metadata URL` of a server that accepts the connection and never answers: serve
+/// gives up after its deadline with an error naming the URL, instead of never starting.
+@Suite struct ServeMetadataDeadlineTests {
+    @Test func aMetadataServerThatNeverAnswersIsAnErrorNotAHang() async throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        #expect(bound == 0 && listen(fd, 8) == 0)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        // The kernel completes the handshake from the backlog; nothing ever reads or answers.
+        let url = "http://127.0.0.1:\(port)/Shibboleth.sso/Metadata"
+        let outcome = try await HarnessBinary.run(["serve", "--port", "0", "--sp-metadata", url,
+                                                   "--mockidp-dir", SuiteFixture.mockIdP.path], timeout: 60)
+        #expect(outcome.status != 0 && outcome.stdout.isEmpty, "\(outcome.stdout)")
+        #expect(outcome.stderr.contains("\(url): --sp-metadata: no complete answer within 15 s"), "\(outcome.stderr)")
     }
 }
