@@ -53,6 +53,7 @@ import TestSupport
             "flow.idp-session-reused": "no IdP session cookie, so no single sign-on",
             "flow.resource-obtained": "no session cookie at the SP or IdP, so no login completes",
             "flow.failure-reported": "negative scenarios fail for the lost session, not for what they test",
+            "flow.no-false-success": "an IdP-initiated Basic login lands on the SP's home page (homeURL) without the session cookie, and the client takes the page for success",
             "adfs.form-login-posted": "AD FS's forms sign-in needs its MSISSamlRequest cookie",
             "ecp.paos-headers": "without the SP's cookie its /secure answers a browser redirect to a request with no PAOS header",
             "httpauth.challenge-answered": "the IdP's Basic login challenges again when its session cookie is missing",

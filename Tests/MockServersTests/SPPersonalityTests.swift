@@ -67,6 +67,7 @@ import Testing
             #expect(acs.status == 302 && acs.location == base + "/", "\(acs.status) \(acs.location ?? "")")
             let entry = try #require(suite.log.entries.last { $0.annotations["sp.accepted"] != nil })
             #expect(entry.annotations["sp.landing"] == "homeURL")
+            #expect(entry.annotations["sp.personality"] == "shibboleth")
             let home = try await browser.get(acs.location!)
             #expect(home.status == 200 && home.body.contains("id=\"home\"") && home.body.contains("id=\"secret\""))
         }
@@ -74,6 +75,8 @@ import Testing
         try await SuiteFixture.with("shibboleth-basic", knobs: [.relayStateAltered], modify: { $0.sp.settings["homeURL"] = .text("/welcome") }) { suite, browser in
             let acs = try await Self.login(suite, browser)
             #expect(acs.location == suite.readyInfo().sp.base + "/welcome")
+            let entry = try #require(suite.log.entries.last { $0.annotations["sp.accepted"] != nil })
+            #expect(entry.annotations["sp.personality"] == "shibboleth homeURL=/welcome")
         }
         // Without a session the home page offers the login; it never redirects.
         try await SuiteFixture.with("shibboleth-basic") { suite, browser in

@@ -44,6 +44,15 @@ public struct MockSP: MockHandler {
     static let postSimpleSignBinding = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST-SimpleSign"
 
     public func handle(_ request: MockRequest) async -> MockResponse {
+        let answer = await route(request)
+        guard [Path.acsPost, Path.acsSimpleSign, Path.acsECP].contains(request.path) else { return answer }
+        // Every judgement names the rules it was made under (traffic log, HAR, report trace).
+        let profile = environment.profile
+        let settings = profile.spRules.differences(from: SPRules())
+        return answer.annotated("sp.personality", profile.spPersonality + (settings.isEmpty ? "" : " " + settings.joined(separator: " ")))
+    }
+
+    func route(_ request: MockRequest) async -> MockResponse {
         let path = request.path
         do {
             if path == Path.secure || path.hasPrefix(Path.secure + "/") {
