@@ -85,7 +85,9 @@ struct ADFSInteropTests {
             let secret = try #require(suite.log.entries.compactMap { $0.annotations["sp.secret"] }.last,
                                       "SP refused: \(SuiteFixture.spVerdict(suite).rejected ?? "-")")
             #expect((page["body"] as? String)?.contains(secret) == true)
-            #expect(page["url"] as? String == suite.readyInfo().sp.secure)
+            // No RelayState named a resource: a stock Shibboleth SP lands on homeURL ("/"),
+            // the home page that shows the session.
+            #expect(page["url"] as? String == suite.readyInfo().sp.base + "/")
             // The password with < & ]]> arrived intact in the form body.
             let login = try #require(suite.log.entries.first { $0.annotations["adfs.login"] == "ok" })
             #expect(login.request.formValue("Password") == dana.password)
