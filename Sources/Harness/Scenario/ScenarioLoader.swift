@@ -168,14 +168,9 @@ public final class ScenarioLoader: @unchecked Sendable {
             }
         }
         scenario.source = .init(file: file, lines: lines)
-        let problems = semanticProblems(scenario, root: root, file: file, expectedID: expectedID)
+        let (problems, spRules) = semanticProblems(scenario, root: root, file: file, expectedID: expectedID)
         if !problems.isEmpty { throw fail(problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) }) }
-        // The mock SP's rules the scenario judges with (checked above).
-        if scenario.flow != .replay, let name = scenario.profile, let directory = mockIdPDirectory,
-           var loaded = try? profile(named: name),
-           (try? loaded.useSP(personality: scenario.sp?.personality, settings: scenario.sp?.assignments ?? [], mockIdP: directory)) != nil {
-            scenario.spRules = loaded.spRules
-        }
+        scenario.spRules = spRules
         return scenario
     }
 
@@ -202,7 +197,11 @@ public final class ScenarioLoader: @unchecked Sendable {
 
     // MARK: - What the schema cannot say
 
-    private func semanticProblems(_ scenario: Scenario, root: Node, file: String, expectedID: String?) -> [ConfigurationError] {
+    /// What the schema cannot say, and the mock SP's rules the scenario judges with (its
+    /// profile's, then its `sp:`), worked out on the way.
+    private func semanticProblems(_ scenario: Scenario, root: Node, file: String,
+                                  expectedID: String?) -> (problems: [ConfigurationError], spRules: SPRules?) {
+        var spRules: SPRules?
         var problems: [ConfigurationError] = []
         func add(_ path: [PathComponent], _ message: String) {
             problems.append(ConfigurationError(file: file, line: Self.line(of: path, in: root),
@@ -211,25 +210,25 @@ public final class ScenarioLoader: @unchecked Sendable {
         if let expectedID, scenario.id != expectedID {
             add([.key("id")], "`\(scenario.id)` differs from the file's name `\(expectedID)`; the id must equal the file name without .yaml")
         }
-        if scenario.flow != .replay, let profileName = scenario.profile, mockIdPDirectory != nil {
+        if scenario.flow != .replay, let profileName = scenario.profile, let mockIdPDirectory {
             do {
                 var loaded = try profile(named: profileName)
-                if let mockIdPDirectory {
-                    do {
-                        try loaded.useSP(personality: scenario.sp?.personality, settings: scenario.sp?.assignments ?? [],
-                                         mockIdP: mockIdPDirectory)
-                    } catch let error as ConfigurationError {
-                        let known = SPPersonality.names(in: mockIdPDirectory).joined(separator: ", ")
-                        add([.key("sp")], "\(error.message) (SP personalities: \(known))")
-                    }
+                do {
+                    try loaded.useSP(personality: scenario.sp?.personality, settings: scenario.sp?.assignments ?? [],
+                                     mockIdP: mockIdPDirectory)
+                    spRules = loaded.spRules
+                } catch let error as ConfigurationError {
+                    let known = SPPersonality.names(in: mockIdPDirectory).joined(separator: ", ")
+                    add([.key("sp")], "\(error.message) (SP personalities: \(known))")
                 }
                 if let user = scenario.user, !loaded.profile.users.contains(where: { $0.username == user.username }) {
                     let known = loaded.profile.users.map(\.username).joined(separator: ", ")
                     add([.key("user")], "profile `\(profileName)` has no user `\(user.username)`; it has: \(known)")
                 }
             } catch let error as ConfigurationError {
-                let known = mockIdPDirectory.map { MockIdPDirectory.profileNames(in: $0).joined(separator: ", ") } ?? ""
-                let exists = mockIdPDirectory.map { MockIdPDirectory.profileNames(in: $0).contains(profileName) } ?? false
+                let names = MockIdPDirectory.profileNames(in: mockIdPDirectory)
+                let known = names.joined(separator: ", ")
+                let exists = names.contains(profileName)
                 add([.key("profile")], exists ? "profile `\(profileName)` cannot be loaded: \(error)"
                     : "no profile `\(profileName)` in MockIdP/; expected one of: \(known)")
             } catch {
@@ -295,7 +294,7 @@ public final class ScenarioLoader: @unchecked Sendable {
         if scenario.flow == .replay, scenario.knobs?.isEmpty == false {
             add([.key("knobs")], "a replay scenario plays its recording; knobs act on the mocks and have no effect here")
         }
-        return problems
+        return (problems, spRules)
     }
 
     /// Which flows each `options:` key acts on.

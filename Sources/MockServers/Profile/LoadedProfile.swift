@@ -24,30 +24,48 @@ public struct LoadedProfile: Sendable {
     /// The mock SP's personality and the rules it judges Responses by: the profile's
     /// `sp.personality` and `sp.settings`, then whatever a scenario or `serve` sets over them
     /// (``useSP(personality:settings:mockIdP:)``).
-    public var spPersonality: String
-    public var spRules: SPRules
+    public private(set) var spPersonality: String
+    public private(set) var spRules: SPRules {
+        didSet { spSettingsChanged = spRules.differences(from: SPRules()) }
+    }
+    /// ``spRules``' settings that differ from Shibboleth SP 3's stock ones, as `NAME=VALUE`:
+    /// worked out once, named on every ACS answer and in the ready line.
+    public private(set) var spSettingsChanged: [String] = []
 
     public var name: String { profile.name }
 
     /// Switches the mock SP to `personality` (nil: keep the current one), then applies
     /// `settings` (`NAME=VALUE`) over it. `mockIdP` is where `sp/<name>.yaml` is read.
     public mutating func useSP(personality: String?, settings: [String], mockIdP: URL) throws {
+        var rules = spRules
         if let personality {
-            var rules = try SPPersonality.load(named: personality, from: mockIdP).rules
-            // The profile's own settings stay over the personality's.
-            for (name, value) in profile.sp.settings.sorted(by: { $0.key < $1.key }) {
-                do { try rules.set(name, value.text) } catch let error as SPRules.SettingError {
-                    throw ConfigurationError(file: profile.name, line: nil, message: "`sp.settings.\(name)`: \(error.description)")
-                }
-            }
-            spPersonality = personality
-            spRules = rules
+            rules = try Self.spRules(personality, over: profile, mockIdP: mockIdP, file: profile.name)
         }
         for assignment in settings {
-            do { try spRules.apply(assignment) } catch let error as SPRules.SettingError {
+            do { try rules.apply(assignment) } catch let error as SPRules.SettingError {
                 throw ConfigurationError(file: "SP settings", line: nil, message: error.description)
             }
         }
+        if let personality { spPersonality = personality }
+        spRules = rules
+    }
+
+    /// The rules of SP personality `name` (`mockIdP/sp/<name>.yaml`; without a MockIdP/
+    /// directory only the default, Shibboleth's stock rules), with `profile`'s own
+    /// `sp.settings` over them.
+    static func spRules(_ name: String, over profile: IdPProfile, mockIdP: URL?, file: String) throws -> SPRules {
+        var rules = SPRules()
+        if let mockIdP, FileManager.default.fileExists(atPath: mockIdP.appendingPathComponent(SPPersonality.folder).path) {
+            rules = try SPPersonality.load(named: name, from: mockIdP).rules
+        } else if name != SPPersonality.defaultName {
+            throw ConfigurationError(file: file, line: nil, message: "`sp.personality`: `\(name)` cannot be read: the profile has no MockIdP/ directory beside it")
+        }
+        for (setting, value) in profile.sp.settings.sorted(by: { $0.key < $1.key }) {
+            do { try rules.set(setting, value.text) } catch let error as SPRules.SettingError {
+                throw ConfigurationError(file: file, line: nil, message: "`sp.settings.\(setting)`: \(error.description)")
+            }
+        }
+        return rules
     }
 
     public func has(_ predicate: (Knob) -> Bool) -> Bool { knobs.contains(where: predicate) }
@@ -146,23 +164,11 @@ public struct LoadedProfile: Sendable {
             metadata += try Self.readMetadata(url(path))
         }
         self.spMetadata = metadata
-        // The SP personality: MockIdP/sp/<name>.yaml beside the profile's folder. A profile
-        // built in memory (no directory) gets Shibboleth's stock rules, unless it names another.
+        // The SP personality: MockIdP/sp/<name>.yaml beside the profile's folder.
         let personality = profile.sp.personality ?? SPPersonality.defaultName
-        var rules = SPRules()
-        if let mockIdP = profile.directory?.deletingLastPathComponent(),
-           FileManager.default.fileExists(atPath: mockIdP.appendingPathComponent(SPPersonality.folder).path) {
-            rules = try SPPersonality.load(named: personality, from: mockIdP).rules
-        } else if personality != SPPersonality.defaultName {
-            throw fail("sp.personality", "`\(personality)` cannot be read: the profile has no MockIdP/ directory beside it")
-        }
-        for (name, value) in profile.sp.settings.sorted(by: { $0.key < $1.key }) {
-            do { try rules.set(name, value.text) } catch let error as SPRules.SettingError {
-                throw fail("sp.settings.\(name)", error.description)
-            }
-        }
         self.spPersonality = personality
-        self.spRules = rules
+        self.spRules = try Self.spRules(personality, over: profile, mockIdP: profile.directory?.deletingLastPathComponent(), file: file)
+        self.spSettingsChanged = spRules.differences(from: SPRules())
     }
 
     /// 2000-01-01T00:00:00Z: a fixed start (not the load time), so the expired certificate —

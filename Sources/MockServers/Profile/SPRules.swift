@@ -71,35 +71,35 @@ public struct SPRules: Sendable, Equatable {
     /// Every setting, in the documented order.
     public static let settings: [Setting] = [
         Setting(name: "ExcludedAlgorithms", kind: .list, owner: "Shibboleth SP: security-policy.xml <ExcludedAlgorithms>",
-                summary: "signature/digest algorithm URIs refused (aliases: rsa-sha1, sha1)", read: { $0.excludedAlgorithmsText }),
+                summary: "signature/digest algorithm URIs refused (aliases: rsa-sha1, sha1)", read: { $0.excludedAlgorithms.joined(separator: " ") }),
         Setting(name: "checkCorrelation", kind: .bool, owner: "Shibboleth SP: Bearer <PolicyRule checkCorrelation>",
-                summary: "a solicited Response's InResponseTo must be the request's ID", read: { $0.checkCorrelationText }),
+                summary: "a solicited Response's InResponseTo must be the request's ID", read: { String($0.checkCorrelation) }),
         Setting(name: "blockUnsolicited", kind: .bool, owner: "Shibboleth SP: Bearer <PolicyRule blockUnsolicited>",
-                summary: "a Response without InResponseTo is refused (IdP-initiated SSO too)", read: { $0.blockUnsolicitedText }),
+                summary: "a Response without InResponseTo is refused (IdP-initiated SSO too)", read: { String($0.blockUnsolicited) }),
         Setting(name: "requireSignedAssertions", kind: .bool, owner: "Shibboleth SP: <ApplicationDefaults>/<RelyingParty requireSignedAssertions>",
-                summary: "assertions not signed themselves are not used", read: { $0.requireSignedAssertionsText }),
+                summary: "assertions not signed themselves are not used", read: { String($0.requireSignedAssertions) }),
         Setting(name: "LimitRequestBody", kind: .bytes, owner: "Apache httpd: LimitRequestBody",
-                summary: "largest POST body read, 413 beyond (0: no limit)", read: { $0.limitRequestBodyText }),
+                summary: "largest POST body read, 413 beyond (0: no limit)", read: { String($0.limitRequestBody) }),
         Setting(name: "clockSkew", kind: .seconds, owner: "Shibboleth SP: <SPConfig clockSkew>",
-                summary: "leeway on every time check", read: { $0.clockSkewText }),
+                summary: "leeway on every time check", read: { String($0.clockSkew) }),
         Setting(name: "MessageFlow.expires", kind: .seconds, owner: "Shibboleth SP: MessageFlow <PolicyRule expires>",
-                summary: "a Response issued longer ago than this plus clockSkew is refused", read: { $0.messageFlowExpiresText }),
+                summary: "a Response issued longer ago than this plus clockSkew is refused", read: { String($0.messageFlowExpires) }),
         Setting(name: "homeURL", kind: .url, owner: "Shibboleth SP: <ApplicationDefaults homeURL>",
                 summary: "where a login whose RelayState was lost lands", read: { $0.homeURL }),
         Setting(name: "AttributeChecker", kind: .list, owner: "Shibboleth SP: AttributeChecker session hook",
-                summary: "attributes a session must carry", read: { $0.attributeCheckerText }),
+                summary: "attributes a session must carry", read: { $0.attributeChecker.joined(separator: " ") }),
         Setting(name: "requireRelayState", kind: .bool, owner: "harness (saml-bindings-2.0-os §3.5.3)",
-                summary: "a lost or changed RelayState is a refusal, not a landing on homeURL", read: { $0.requireRelayStateText }),
+                summary: "a lost or changed RelayState is a refusal, not a landing on homeURL", read: { String($0.requireRelayState) }),
         Setting(name: "requireRequestedACS", kind: .bool, owner: "harness (saml-profiles-2.0-os §4.1.4.1)",
-                summary: "Destination and Recipient must be the ACS the request named", read: { $0.requireRequestedACSText }),
+                summary: "Destination and Recipient must be the ACS the request named", read: { String($0.requireRequestedACS) }),
         Setting(name: "requireRequestedNameIDFormat", kind: .bool, owner: "harness (saml-core-2.0-os §3.4.1.1)",
-                summary: "the NameID format must be the one the request asked for", read: { $0.requireRequestedNameIDFormatText }),
+                summary: "the NameID format must be the one the request asked for", read: { String($0.requireRequestedNameIDFormat) }),
         Setting(name: "singleAssertion", kind: .bool, owner: "harness (python3-saml's rule)",
-                summary: "more than one assertion is a refusal, not a merge", read: { $0.singleAssertionText }),
+                summary: "more than one assertion is a refusal, not a merge", read: { String($0.singleAssertion) }),
         Setting(name: "checkCertificateValidity", kind: .bool, owner: "harness (a PKIX trust engine's rule)",
-                summary: "the signing certificate must be within its validity dates", read: { $0.checkCertificateValidityText }),
+                summary: "the signing certificate must be within its validity dates", read: { String($0.checkCertificateValidity) }),
         Setting(name: "strictBase64", kind: .bool, owner: "harness",
-                summary: "line-wrapped or non-canonical base64 is refused", read: { $0.strictBase64Text }),
+                summary: "line-wrapped or non-canonical base64 is refused", read: { String($0.strictBase64) }),
     ]
 
     /// Error for a setting that cannot be applied.
@@ -211,20 +211,6 @@ public struct SPRules: Sendable, Equatable {
         excludedAlgorithms.contains(Self.algorithmAliases["rsa-sha1"]!) || excludedAlgorithms.contains(Self.algorithmAliases["sha1"]!)
     }
 
-    var excludedAlgorithmsText: String { excludedAlgorithms.joined(separator: " ") }
-    var checkCorrelationText: String { String(checkCorrelation) }
-    var blockUnsolicitedText: String { String(blockUnsolicited) }
-    var requireSignedAssertionsText: String { String(requireSignedAssertions) }
-    var limitRequestBodyText: String { String(limitRequestBody) }
-    var clockSkewText: String { String(clockSkew) }
-    var messageFlowExpiresText: String { String(messageFlowExpires) }
-    var attributeCheckerText: String { attributeChecker.joined(separator: " ") }
-    var requireRelayStateText: String { String(requireRelayState) }
-    var requireRequestedACSText: String { String(requireRequestedACS) }
-    var requireRequestedNameIDFormatText: String { String(requireRequestedNameIDFormat) }
-    var singleAssertionText: String { String(singleAssertion) }
-    var checkCertificateValidityText: String { String(checkCertificateValidity) }
-    var strictBase64Text: String { String(strictBase64) }
 
     /// The settings that differ from `other`, as `NAME=VALUE`.
     public func differences(from other: SPRules) -> [String] {

@@ -48,7 +48,7 @@ public struct MockSP: MockHandler {
         guard [Path.acsPost, Path.acsSimpleSign, Path.acsECP].contains(request.path) else { return answer }
         // Every judgement names the rules it was made under (traffic log, HAR, report trace).
         let profile = environment.profile
-        let settings = profile.spRules.differences(from: SPRules())
+        let settings = profile.spSettingsChanged
         return answer.annotated("sp.personality", profile.spPersonality + (settings.isEmpty ? "" : " " + settings.joined(separator: " ")))
     }
 

@@ -141,7 +141,7 @@ public final class MockSuite: Sendable {
                       login: spBase + MockSP.Path.login, acs: spBase + MockSP.Path.acsPost, ecpACS: spBase + MockSP.Path.acsECP,
                       metadata: spBase + MockSP.Path.metadata, session: spBase + MockSP.Path.session,
                       logout: spBase + MockSP.Path.logout, personality: environment.profile.spPersonality,
-                      settings: Self.nonEmpty(environment.profile.spRules.differences(from: SPRules()))),
+                      settings: environment.profile.spSettingsChanged.isEmpty ? nil : environment.profile.spSettingsChanged),
             auth: .init(base: authBase, basic: authBase + "/basic/", basicOther: authBase + "/basic-other/",
                         digestMD5: authBase + "/digest/md5/", digestSHA256: authBase + "/digest/sha256/",
                         digestAny: authBase + "/digest/any/"),
@@ -173,6 +173,4 @@ public final class MockSuite: Sendable {
         }
         return info
     }
-
-    static func nonEmpty(_ list: [String]) -> [String]? { list.isEmpty ? nil : list }
 }
