@@ -4,7 +4,21 @@
 # `php -S` on loopback from a private configuration (SIMPLESAMLPHP_CONFIG_DIR), never from
 # /etc/simplesamlphp. Idempotent: run it again at will.
 #
-#   scripts/setup-peer-idp.sh [--dir DIR]      (default DIR: .build/peer-ssp, gitignored)
+#   scripts/setup-peer-idp.sh [--dir DIR] [--ecp] [--sp-metadata FILE]
+#                                              (default DIR: .build/peer-ssp, gitignored)
+#
+#   --ecp               also the ECP profile: the hosted IdP gets 'saml20.ecp' => true, so its
+#                       SSOService.php takes a SOAP AuthnRequest (PAOS) with HTTP Basic
+#                       credentials (modules/saml/lib/IdP/SAML2.php, core:UserPassBase) and its
+#                       metadata lists the SOAP SingleSignOnService. Off by default.
+#   --sp-metadata FILE  also trust the SPs described in FILE (SAML 2.0 metadata XML, e.g. a
+#                       Shibboleth SP's /Shibboleth.sso/Metadata): 'metadata.sources' gets an
+#                       'xml' source after the flatfile one (read on every request, so FILE may
+#                       be written after php started). Off by default (bench's mock SP only).
+#   --oid-attributes    release the attributes under their OID names (urn:oid:…, NameFormat uri,
+#                       by a core:AttributeMap authproc), as a Shibboleth SP's attribute map
+#                       expects them. Off by default (the names as the auth source has them).
+#   (scripts/record-real-chains.sh uses all three, for a real Shibboleth SP.)
 #
 # What it writes under DIR:
 #   config/config.php, config/authsources.php   SimpleSAMLphp configuration
@@ -22,10 +36,16 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DIR="$ROOT/.build/peer-ssp"
+ECP=false
+SP_METADATA=""
+OID_ATTRIBUTES=false
 while [ $# -gt 0 ]; do
     case "$1" in
         --dir) DIR="$2"; shift 2 ;;
-        -h|--help) sed -n 2,22p "$0"; exit 0 ;;
+        --ecp) ECP=true; shift ;;
+        --oid-attributes) OID_ATTRIBUTES=true; shift ;;
+        --sp-metadata) SP_METADATA="$2"; shift 2 ;;
+        -h|--help) sed -n 2,36p "$0"; exit 0 ;;
         *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
 done
@@ -43,9 +63,15 @@ if [ "$installed" != 3 ]; then
 fi
 [ -d "$SSP_WWW" ] || { echo "error: $SSP_WWW is missing after installing simplesamlphp" >&2; exit 1; }
 PHP="$(command -v php)"
+METADATA_SOURCES="['type' => 'flatfile']"
+if [ -n "$SP_METADATA" ]; then
+    SP_METADATA="$(cd "$(dirname "$SP_METADATA")" && pwd)/$(basename "$SP_METADATA")"
+    METADATA_SOURCES="$METADATA_SOURCES, ['type' => 'xml', 'file' => '$SP_METADATA']"
+fi
 
-# 2. The private configuration.
+# 2. The private configuration (absolute paths: php runs from anywhere).
 mkdir -p "$DIR"/{config,metadata,cert,docroot,sessions,tmp,data,log}
+DIR="$(cd "$DIR" && pwd)"
 install -m 0644 "$ROOT/MockIdP/keys/idp-cert.pem" "$DIR/cert/idp-cert.pem"
 install -m 0600 "$ROOT/MockIdP/keys/idp-key.pem" "$DIR/cert/idp-key.pem"
 ln -sfn "$SSP_WWW" "$DIR/docroot/simplesaml"
@@ -63,6 +89,7 @@ cat > "$DIR/config/config.php" <<PHP
     'datadir' => '$DIR/data/',
     'tempdir' => '$DIR/tmp/',
     'metadatadir' => '$DIR/metadata/',
+    'metadata.sources' => [$METADATA_SOURCES],
     'technicalcontact_name' => 'SAMLHarness bench',
     'technicalcontact_email' => 'bench@example.org',
     'timezone' => 'UTC',
@@ -121,11 +148,11 @@ cat > "$DIR/config/authsources.php" <<PHP
 ];
 PHP
 
-cat > "$DIR/metadata/saml20-idp-hosted.php" <<'PHP'
+cat > "$DIR/metadata/saml20-idp-hosted.php" <<PHP
 <?php
 // The hosted IdP: entity ID {base}/simplesaml/saml2/idp/metadata.php (__DYNAMIC:1__: its
 // metadata URL), the mock IdP's test key, Response and Assertion signed RSA-SHA256.
-$metadata['__DYNAMIC:1__'] = [
+\$metadata['__DYNAMIC:1__'] = [
     'host' => '__DEFAULT__',
     'privatekey' => 'idp-key.pem',
     'certificate' => 'idp-cert.pem',
@@ -134,8 +161,24 @@ $metadata['__DYNAMIC:1__'] = [
     'saml20.sign.response' => true,
     'saml20.sign.assertion' => true,
     'NameIDFormat' => 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient',
-];
+    'saml20.ecp' => $ECP,
 PHP
+if [ "$OID_ATTRIBUTES" = true ]; then
+    cat >> "$DIR/metadata/saml20-idp-hosted.php" <<'PHP'
+    // --oid-attributes: the names a Shibboleth SP's attribute-map.xml knows.
+    'attributes.NameFormat' => 'urn:oasis:names:tc:SAML:2.0:attrname-format:uri',
+    'authproc' => [
+        90 => [
+            'class' => 'core:AttributeMap',
+            'uid' => 'urn:oid:0.9.2342.19200300.100.1.1',
+            'mail' => 'urn:oid:0.9.2342.19200300.100.1.3',
+            'givenName' => 'urn:oid:2.5.4.42',
+            'eduPersonAffiliation' => 'urn:oid:1.3.6.1.4.1.5923.1.1.1.1',
+        ],
+    ],
+PHP
+fi
+echo '];' >> "$DIR/metadata/saml20-idp-hosted.php"
 
 cat > "$DIR/metadata/saml20-sp-remote.php" <<'PHP'
 <?php

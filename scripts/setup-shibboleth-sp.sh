@@ -32,6 +32,10 @@
 #         homeURL=URL                   the <ApplicationDefaults homeURL> attribute (where an unsolicited
 #                                       login with no target lands)
 #         LimitRequestBody=BYTES        the Apache directive, server-wide, in the generated apache2.conf
+#         ECP=true|false                the <SSO ECP="…"> attribute: the SP answers a client sending
+#                                       `Accept: application/vnd.paos+xml` and a PAOS header with a
+#                                       PAOS AuthnRequest, and its metadata lists the PAOS ACS
+#                                       /Shibboleth.sso/SAML2/ECP (default: off, as packaged)
 #       ready.env gains SETTINGS (the settings, ';'-separated) and METADATA (the SP's metadata URL).
 #       The SP has credentials (MockIdP/keys/sp-key.pem, sp-cert.pem): its metadata publishes the
 #       certificate, and assertions encrypted to it are decrypted.
@@ -103,7 +107,7 @@ fill() { # template → file, @KEY@ replaced
     sed -e "s|@DIR@|$DIR|g" -e "s|@PORT@|$PORT|g" -e "s|@SP_ENTITY_ID@|$SP_ENTITY_ID|g" \
         -e "s|@IDP_ENTITY_ID@|$IDP_ENTITY_ID|g" -e "s|@IDP_METADATA@|$DIR/idp-metadata.xml|g" \
         -e "s|@SECURITY_POLICY@|$SECURITY_POLICY|g" -e "s|@USER_LINES@|$USER_LINES|g" \
-        -e "s|@CLOCK_SKEW@|$CLOCK_SKEW|g" -e "s|@APP_ATTRIBUTES@|$(sed_escape "$APP_ATTRIBUTES")|g" \
+        -e "s|@CLOCK_SKEW@|$CLOCK_SKEW|g" -e "s|@SSO_ATTRIBUTES@|$(sed_escape "$SSO_ATTRIBUTES")|g" -e "s|@APP_ATTRIBUTES@|$(sed_escape "$APP_ATTRIBUTES")|g" \
         -e "s|@APACHE_SETTINGS@|$(sed_escape "$APACHE_SETTINGS")|g" "$1" > "$2"
 }
 
@@ -116,9 +120,10 @@ apply_setting() {
         ExcludedAlgorithms)
             printf '%s' "$value" | grep -Eq '^[A-Za-z0-9:/.#_ -]*$' || die "ExcludedAlgorithms: space-separated algorithm URIs, got: $value"
             SET_EXCLUDED="$value" ;;
-        checkCorrelation|blockUnsolicited|requireSignedAssertions)
+        checkCorrelation|blockUnsolicited|requireSignedAssertions|ECP)
             case "$value" in true|false) ;; *) die "$name: true or false, got: $value" ;; esac
             case "$name" in
+                ECP) SET_ECP="$value" ;;
                 checkCorrelation) SET_CORRELATION="$value" ;;
                 blockUnsolicited) SET_BLOCK_UNSOLICITED="$value" ;;
                 requireSignedAssertions) SET_REQUIRE_SIGNED="$value" ;;
@@ -132,7 +137,7 @@ apply_setting() {
         LimitRequestBody)
             printf '%s' "$value" | grep -Eq '^[0-9]+$' || die "LimitRequestBody: bytes, got: $value"
             SET_LIMIT_REQUEST_BODY="$value" ;;
-        *) die "unknown --setting $name (known: ExcludedAlgorithms checkCorrelation blockUnsolicited requireSignedAssertions clockSkew homeURL LimitRequestBody)" ;;
+        *) die "unknown --setting $name (known: ExcludedAlgorithms checkCorrelation blockUnsolicited requireSignedAssertions clockSkew homeURL LimitRequestBody ECP)" ;;
     esac
     SETTINGS="${SETTINGS:+$SETTINGS;}$name=$value"
 }
@@ -205,6 +210,8 @@ start_instance() {
     APP_ATTRIBUTES=""
     [ -n "$SET_REQUIRE_SIGNED" ] && APP_ATTRIBUTES="$APP_ATTRIBUTES requireSignedAssertions=\"$SET_REQUIRE_SIGNED\""
     [ -n "$SET_HOME_URL" ] && APP_ATTRIBUTES="$APP_ATTRIBUTES homeURL=\"$SET_HOME_URL\""
+    SSO_ATTRIBUTES=""
+    [ -n "$SET_ECP" ] && SSO_ATTRIBUTES=" ECP=\"$SET_ECP\""
     APACHE_SETTINGS="# --setting: none"
     [ -n "$SET_LIMIT_REQUEST_BODY" ] && APACHE_SETTINGS="LimitRequestBody $SET_LIMIT_REQUEST_BODY"
     USER_LINES=""
@@ -273,7 +280,7 @@ case "$command" in
         mkdir -p "$DIR"; DIR="$(cd "$DIR" && pwd)"
         IDP_METADATA=""; FIXED_PORT=""; POLICY=stock; SETTINGS=""; CLOCK_SKEW=180
         SET_EXCLUDED=""; SET_CORRELATION=""; SET_BLOCK_UNSOLICITED=""; SET_REQUIRE_SIGNED=""
-        SET_HOME_URL=""; SET_LIMIT_REQUEST_BODY=""
+        SET_HOME_URL=""; SET_LIMIT_REQUEST_BODY=""; SET_ECP=""
         while [ $# -gt 0 ]; do
             case "$1" in
                 --idp-metadata) IDP_METADATA="$2"; shift 2 ;;

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""A walking client for `samlharness run` (docs/running-clients.md): python-requests as a simple
+scripted browser, for recorded chains (flow `replay`) and for real products.
+
+It knows nothing of SAML beyond "a form carrying SAMLResponse/SAMLRequest is posted at once":
+- GET SAMLH_START_URL, following redirects (requests does, keeping cookies per host);
+- parse the answer's HTML forms with html.parser; each form's action is resolved as a Python
+  program does it, `urllib.parse.urljoin(page_url, action)`. Note: for `action="?"` (SimpleSAMLphp's
+  login form) urljoin KEEPS the page's query (`…/loginuserpass.php?AuthState=…`), where a browser
+  (WHATWG URL parsing, RFC 3986 §5.2.2) posts to `…/loginuserpass.php?` with an empty query;
+- a form with a password field: the password goes there, SAMLH_USERNAME into the first text/email
+  field (or a field named like user/login/email), the other fields are sent as they are; the
+  login form coming back a second time (a wrong password) ends the walk: failure;
+- a form with a SAMLResponse/SAMLRequest field: submitted as it is (a browser's auto-post);
+- no form we know (or not a 200): the walk ends there.
+Success: the last answer is 200 and shows no password field. The last page is the resource.
+
+Environment: SAMLH_START_URL, SAMLH_USERNAME, SAMLH_PASSWORD, SAMLH_RESULT_FILE,
+SAMLH_REQUEST_TIMEOUT (seconds, default 10), SAMLH_CA_FILE (https mocks). Exit 0 on success,
+1 on a reported failure.
+"""
+import json
+import os
+import sys
+from html.parser import HTMLParser
+from urllib.parse import urljoin
+
+import requests
+
+USERISH = ("user", "login", "email", "mail", "uid", "name", "j_username")
+
+
+class FormParser(HTMLParser):
+    """The page's <form>s: action, method and their fields (input, button, select, textarea)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.forms = []
+        self._form = None
+        self._textarea = None
+        self._select = None
+
+    def handle_starttag(self, tag, attrs):
+        a = {k: (v if v is not None else "") for k, v in attrs}
+        if tag == "form":
+            self._form = {"action": a.get("action"), "method": (a.get("method") or "get").lower(), "fields": []}
+            self.forms.append(self._form)
+        elif self._form is None:
+            return
+        elif tag == "input":
+            self._form["fields"].append({"name": a.get("name"), "type": (a.get("type") or "text").lower(),
+                                         "value": a.get("value", ""), "checked": "checked" in a})
+        elif tag == "button":
+            self._form["fields"].append({"name": a.get("name"), "type": "button-" + (a.get("type") or "submit").lower(),
+                                         "value": a.get("value", "")})
+        elif tag == "textarea":
+            self._textarea = {"name": a.get("name"), "type": "textarea", "value": ""}
+            self._form["fields"].append(self._textarea)
+        elif tag == "select":
+            self._select = {"name": a.get("name"), "type": "select", "value": None}
+            self._form["fields"].append(self._select)
+        elif tag == "option" and self._select is not None:
+            if self._select["value"] is None or "selected" in a:
+                self._select["value"] = a.get("value", "")
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._form = None
+        elif tag == "textarea":
+            self._textarea = None
+        elif tag == "select":
+            self._select = None
+
+    def handle_data(self, data):
+        if self._textarea is not None:
+            self._textarea["value"] += data
+
+
+def forms_of(html):
+    parser = FormParser()
+    parser.feed(html)
+    return parser.forms
+
+
+def has_password_field(html):
+    return any(f["type"] == "password" for form in forms_of(html) for f in form["fields"])
+
+
+def form_data(form, username=None, password=None):
+    """The (name, value) pairs a browser submits with the form's default button."""
+    pairs = []
+    text_filled = False
+    user_field = None
+    if password is not None:
+        names = [f for f in form["fields"] if f["name"] and f["type"] in ("text", "email")]
+        userish = [f for f in names if any(u in f["name"].lower() for u in USERISH)]
+        user_field = (userish or names or [None])[0]
+    for f in form["fields"]:
+        name, kind = f["name"], f["type"]
+        if not name or kind in ("submit", "image", "reset", "file") or kind.startswith("button-"):
+            continue
+        if kind in ("checkbox", "radio") and not f.get("checked"):
+            continue
+        value = f["value"] if f["value"] is not None else ""
+        if kind == "password" and password is not None:
+            value = password
+        elif f is user_field and not text_filled:
+            value, text_filled = username or "", True
+        pairs.append((name, value))
+    # The first submit button with a name is sent, as a browser pressing Enter does.
+    for f in form["fields"]:
+        if f["name"] and f["type"] in ("submit", "button-submit"):
+            pairs.append((f["name"], f["value"]))
+            break
+    return pairs
+
+
+def walk(start, username, password, timeout, verify=True, max_steps=12):
+    session = requests.Session()
+    pages = []
+    response = session.get(start, timeout=timeout, verify=verify)
+    pages.append([response.url, response.status_code])
+    logins = 0
+    for _ in range(max_steps):
+        if response.status_code != 200:
+            break
+        forms = forms_of(response.text)
+        saml = [f for f in forms if {"SAMLResponse", "SAMLRequest"} & {x["name"] for x in f["fields"]}]
+        login = [f for f in forms if any(x["type"] == "password" for x in f["fields"])]
+        if saml:
+            form, pairs = saml[0], form_data(saml[0])
+        elif login:
+            logins += 1
+            if logins > 1:
+                break  # the login form came back: a wrong password
+            form, pairs = login[0], form_data(login[0], username, password)
+        else:
+            break
+        action = urljoin(response.url, form["action"] or "")
+        if form["method"] == "post":
+            response = session.post(action, data=pairs, timeout=timeout, verify=verify)
+        else:
+            response = session.get(action, params=pairs, timeout=timeout, verify=verify)
+        pages.append([response.url, response.status_code, "%s %s" % (form["method"].upper(), action)])
+    return response, pages
+
+
+def main():
+    env = os.environ
+    timeout = float(env.get("SAMLH_REQUEST_TIMEOUT", "10"))
+    verify = env.get("SAMLH_CA_FILE") or True
+    try:
+        response, pages = walk(env["SAMLH_START_URL"], env.get("SAMLH_USERNAME", ""), env.get("SAMLH_PASSWORD", ""),
+                               timeout, verify)
+        ok = response.status_code == 200 and not has_password_field(response.text)
+        error = ""
+        if not ok:
+            why = "the login form came back" if has_password_field(response.text) else "HTTP %d" % response.status_code
+            error = "%s at %s: %s" % (why, response.url, response.text[:2000])
+        result = {"outcome": "success" if ok else "failure", "resource": response.text, "error": error,
+                  "details": {"url": response.url, "status": str(response.status_code), "pages": json.dumps(pages)}}
+    except Exception as error:  # noqa: BLE001 - a network error, a page that cannot be read
+        result = {"outcome": "failure", "resource": "", "error": "%s: %s" % (type(error).__name__, error)}
+    with open(env["SAMLH_RESULT_FILE"], "w", encoding="utf-8") as f:
+        json.dump(result, f, ensure_ascii=False)
+    return 0 if result["outcome"] == "success" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
