@@ -55,6 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("knob"), help: "A misconfiguration knob, NAME or NAME=VALUE; repeatable (see MockIdP/README.md).")
     var knobs: [String] = []
 
+    @Option(name: .customLong("time-scale"), help: "Replay a recording's server waits (a chain with `delays: true`) times this factor, 0…10 (0: no waits).")
+    var timeScale: Double = 1
+
     @Option(name: .customLong("mockidp-dir"), help: "The MockIdP/ directory (default: found above the working directory).")
     var mockIdPDirectory: String?
 
@@ -81,6 +84,9 @@ struct ServeCommand: AsyncParsableCommand {
         for setting in spSettings {
             var rules = SPRules()
             do { try rules.apply(setting) } catch { throw ValidationError("--sp-setting \(setting): \(error)") }
+        }
+        guard timeScale.isFinite, (0...10).contains(timeScale) else {
+            throw ValidationError("--time-scale must be 0…10, got \(timeScale)")
         }
         if verdictsOut != nil, scenario == nil {
             throw ValidationError("--verdicts-out judges a scenario; give --scenario")
@@ -182,7 +188,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             session = try await ReplaySession.start(scenario: scenario, host: host, mockIdPDirectory: directory,
                                                     clock: clock, ids: SeededIDGenerator(seed: seed ?? scenario.effectiveSeed),
-                                                    logger: logger)
+                                                    timeScale: timeScale, logger: logger)
         } catch let error as ReplayError {
             FileHandle.standardError.write(Data("error: \(scenario.source?.file ?? scenario.id): \(error)\n".utf8))
             throw ExitCode(2)

@@ -235,10 +235,19 @@ struct ImportBuilder {
             return trimmed.split(separator: "=", maxSplits: 1).first.map(String.init)
         }
         let authorization = exchange.requestHeader("Authorization")?.split(separator: " ").first.map(String.init)
+        var values: [String: String] = [:]
+        for (name, value) in query.map({ ($0.name, $0.value) }) + form where values[name] == nil {
+            if Self.keepsValue(name, value) { values[name] = ReplayTemplate.escape(value) }
+        }
+        var matchedHeaders: [String: String] = [:]
+        for name in ReplayMatcher.recordedHeaders {
+            if let value = ReplayMatcher.headerKey(name, exchange.requestHeader(name)) { matchedHeaders[name] = value }
+        }
         let request = RecordedChain.Request(
             method: exchange.method, path: url.path, query: Array(Set(query.map(\.name))).sorted(),
             form: isForm ? Array(Set(form.map(\.name))).sorted() : nil,
-            cookies: cookieNames.isEmpty ? nil : Array(Set(cookieNames)).sorted(), authorization: authorization)
+            cookies: cookieNames.isEmpty ? nil : Array(Set(cookieNames)).sorted(), authorization: authorization,
+            values: values.isEmpty ? nil : values, headers: matchedHeaders.isEmpty ? nil : matchedHeaders)
         var headers: [RecordedChain.Header] = []
         for (name, value) in exchange.responseHeaders {
             let lower = name.lowercased()
@@ -262,6 +271,17 @@ struct ImportBuilder {
             }
         }
         return working
+    }
+
+    /// Whether a request parameter's recorded value is kept for matching: never a password, a
+    /// user name, a token or credential, a SAML message or its signature, nor a value over
+    /// 1,024 characters. Dynamic values in what is kept become placeholders, like everything
+    /// the chain serves.
+    static func keepsValue(_ name: String, _ value: String) -> Bool {
+        guard value.count <= 1024, !isPasswordField(name), !isUsernameField(name),
+              !["SAMLRequest", "SAMLResponse", "SAMLart", "Signature", "SigAlg", "wresult"].contains(name) else { return false }
+        let kind = kind(forParameter: name, value: value)
+        return kind != .token && kind != .ticket && kind != .sessionID
     }
 
     static func isTokenCharacter(_ character: Character) -> Bool {
@@ -308,7 +328,8 @@ struct ImportBuilder {
                 number: working.number, sourceIndex: working.exchange.sourceIndex,
                 origin: names[working.url.origin] ?? "other-1", request: working.request,
                 response: .init(status: working.status, headers: working.headers, body: working.body,
-                                bodyBase64: working.bodyBase64 ? true : nil, synthesized: working.synthesized ? true : nil))
+                                bodyBase64: working.bodyBase64 ? true : nil, synthesized: working.synthesized ? true : nil,
+                                waitMilliseconds: working.exchange.waitMilliseconds))
         }
         let formatter = ISO8601DateFormatter()
         var recorded = input.recorded
@@ -330,6 +351,7 @@ struct ImportBuilder {
         var templates: [String] = startURL.map { [$0] } ?? []
         for entry in entries {
             templates += entry.response.headers.map(\.value)
+            templates += (entry.request.values ?? [:]).values
             if entry.response.bodyBase64 != true, let body = entry.response.body { templates.append(body) }
         }
         for message in messages {

@@ -4,8 +4,9 @@ import SAMLCore
 /// `--redact`: passwords, tokens, cookie values, session IDs and personal attributes out of
 /// the chain, each listed (category, entry, field — never the value).
 ///
-/// Request values are never stored in a chain (requests are matched by keys), so a password
-/// or a bearer token only needs to be listed, and scrubbed from any answer that echoes it.
+/// A password, a user name or a token sent in a request is never stored in a chain (only the
+/// values ``ImportBuilder/keepsValue(_:_:)`` keeps for matching are), so it only needs to be
+/// listed, and scrubbed from any answer (or kept value) that echoes it.
 /// Variables keep no recorded value. Personal values (NameID, AttributeValue, the user name
 /// typed in) are replaced by stand-ins of the same role wherever they appear.
 extension ImportBuilder {

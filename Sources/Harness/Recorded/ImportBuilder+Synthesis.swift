@@ -21,6 +21,15 @@ extension ImportBuilder {
             let next = index + 1 < entries.count ? entries[index + 1] : nil
             if let next, next.request.method == "POST", !next.formParams.isEmpty {
                 entries[index].body = synthesizedForm(posting: next, from: index)
+            } else if working.request.method == "POST", working.formParams.contains(where: { Self.isPasswordField($0.name) }),
+                      !messages.contains(where: { $0.kind == .response }),
+                      let form = entries[..<index].last(where: { $0.body != nil && !$0.bodyBase64 })?.body,
+                      form.range(of: #"type\s*=\s*["']?password"#, options: [.regularExpression, .caseInsensitive]) != nil {
+                // A password posted, answered 200, and no Response ever issued: the IdP showed its
+                // login form again (a wrong password), as the page the password was typed into.
+                entries[index].body = form
+                warn(number, "the answer's body was not recorded; no SAML Response follows the password posted here, so "
+                    + "the login form it was typed into is served again (a refused password)")
             } else {
                 entries[index].body = ReplayTemplate.escape("""
                 <!DOCTYPE html>

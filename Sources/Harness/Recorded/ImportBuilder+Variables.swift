@@ -210,6 +210,9 @@ extension ImportBuilder {
             if !entries[index].bodyBase64, let body = entries[index].body {
                 entries[index].body = ReplayTemplate.mapLiterals(body, transform)
             }
+            if let values = entries[index].request.values {
+                entries[index].request.values = values.mapValues { ReplayTemplate.mapLiterals($0, transform) }
+            }
         }
         for index in messages.indices {
             let verbatim = (messages[index].responseSigned == true || messages[index].assertionSigned == true) && !resign
@@ -228,7 +231,7 @@ extension ImportBuilder {
         var segments: [ReplayTemplate.Segment] = [.literal(text)]
         for (value, placeholder) in values {
             var variants: [(String, ReplayTemplate.Filter?)] = [(value, nil)]
-            for filter in [ReplayTemplate.Filter.url, .form, .html, .json] {
+            for filter in [ReplayTemplate.Filter.url, .url2, .form, .html, .json] {
                 let encoded = ReplayTemplate.encode(value, filter)
                 if !variants.contains(where: { $0.0 == encoded }) { variants.append((encoded, filter)) }
             }

@@ -28,16 +28,22 @@ public struct RecordedChain: Codable, Sendable, Equatable {
     public var redactions: [Redaction]?
     /// What the import could not recover, and what it synthesized instead.
     public var warnings: [Warning]?
+    /// How requests are matched to entries, for the whole chain (``Matching``; absent: the
+    /// default strictness and the built-in table of parameters read from anywhere).
+    public var matching: Matching?
+    /// Replay the recorded server waits (each entry's ``Response/waitMilliseconds``), times the
+    /// run's `--time-scale`. Off unless the scenario says so.
+    public var delays: Bool?
 
     enum CodingKeys: String, CodingKey {
         case source, origins
         case startURL = "start_url"
-        case resign, entries, messages, variables, redactions, warnings
+        case resign, entries, messages, variables, redactions, warnings, matching, delays
     }
 
     public init(source: Source, origins: [Origin], startURL: String? = nil, resign: Bool, entries: [Entry],
                 messages: [Message] = [], variables: [Variable] = [], redactions: [Redaction]? = nil,
-                warnings: [Warning]? = nil) {
+                warnings: [Warning]? = nil, matching: Matching? = nil, delays: Bool? = nil) {
         self.source = source
         self.origins = origins
         self.startURL = startURL
@@ -47,6 +53,8 @@ public struct RecordedChain: Codable, Sendable, Equatable {
         self.variables = variables
         self.redactions = redactions
         self.warnings = warnings
+        self.matching = matching
+        self.delays = delays
     }
 
     public func origin(named name: String) -> Origin? { origins.first { $0.name == name } }
@@ -131,8 +139,9 @@ public struct RecordedChain: Codable, Sendable, Equatable {
         }
     }
 
-    /// What a request is matched by (method, path, the keys of the query and of the form
-    /// body — never their values), plus what it carried that the replay checks.
+    /// What a request is matched by (``ReplayMatcher``): method and path pick the candidates;
+    /// the query and form parameters, their recorded values, a few headers and the cookies
+    /// score them. Plus what it carried that the replay checks.
     public struct Request: Codable, Sendable, Equatable {
         public var method: String
         /// The path, percent-escapes as recorded.
@@ -148,9 +157,20 @@ public struct RecordedChain: Codable, Sendable, Equatable {
         /// The SAML message this request carried (a name in `messages`). A `SAMLResponse`
         /// posted here is validated by the replayed SP (its ACS).
         public var carries: String?
+        /// The recorded values of the parameters that are neither secret nor personal nor a
+        /// SAML message (parameter name → template; a dynamic value is its placeholder, so
+        /// `AuthState: ⟦AuthState⟧` compares with the value the replay handed out). Scored,
+        /// never required, unless the strictness is `strict`.
+        public var values: [String: String]?
+        /// The request headers that tell requests to one URL apart (`Content-Type`'s media
+        /// type, `SOAPAction`, `PAOS`, an `Accept` naming PAOS), as recorded.
+        public var headers: [String: String]?
+        /// This entry's own matching rules, over the chain's ``RecordedChain/matching``.
+        public var match: Matching?
 
         public init(method: String, path: String, query: [String] = [], form: [String]? = nil,
-                    cookies: [String]? = nil, authorization: String? = nil, carries: String? = nil) {
+                    cookies: [String]? = nil, authorization: String? = nil, carries: String? = nil,
+                    values: [String: String]? = nil, headers: [String: String]? = nil, match: Matching? = nil) {
             self.method = method
             self.path = path
             self.query = query
@@ -158,6 +178,65 @@ public struct RecordedChain: Codable, Sendable, Equatable {
             self.cookies = cookies
             self.authorization = authorization
             self.carries = carries
+            self.values = values
+            self.headers = headers
+            self.match = match
+        }
+    }
+
+    /// How strictly requests must look like the recording (docs/recorded-chains.md, "Matching").
+    public struct Matching: Codable, Sendable, Equatable {
+        public enum Strictness: String, Codable, Sendable, CaseIterable {
+            /// The recorded parameter names in their recorded places, the recorded values where
+            /// known, the recorded headers: the recording browser's requests, nothing else.
+            case strict
+            /// The best-scoring entry of the same method and path answers, unless it lacks the
+            /// SAML message it carried or half of what was recorded is missing or different.
+            case `default`
+            /// The best-scoring entry of the same method and path answers, whatever differs.
+            case lenient
+        }
+
+        public var strictness: Strictness?
+        /// Parameters (query or form) left out of matching: neither missing, extra nor changed.
+        public var ignoreParameters: [String]?
+        /// Headers left out (of ``Request/headers`` and the `Authorization` scheme).
+        public var ignoreHeaders: [String]?
+        /// Cookies whose absence or change does not count.
+        public var ignoreCookies: [String]?
+        /// Parameters the recorded server reads from the query or the body alike, added to the
+        /// built-in table (``ReplayMatcher/anywhereParameters``).
+        public var anywhere: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case strictness
+            case ignoreParameters = "ignore_parameters"
+            case ignoreHeaders = "ignore_headers"
+            case ignoreCookies = "ignore_cookies"
+            case anywhere
+        }
+
+        public init(strictness: Strictness? = nil, ignoreParameters: [String]? = nil, ignoreHeaders: [String]? = nil,
+                    ignoreCookies: [String]? = nil, anywhere: [String]? = nil) {
+            self.strictness = strictness
+            self.ignoreParameters = ignoreParameters
+            self.ignoreHeaders = ignoreHeaders
+            self.ignoreCookies = ignoreCookies
+            self.anywhere = anywhere
+        }
+
+        /// `other` over `self`: its strictness if it has one, the lists joined.
+        public func overlaid(by other: Matching?) -> Matching {
+            guard let other else { return self }
+            func join(_ a: [String]?, _ b: [String]?) -> [String]? {
+                let all = (a ?? []) + (b ?? [])
+                return all.isEmpty ? nil : all
+            }
+            return Matching(strictness: other.strictness ?? strictness,
+                            ignoreParameters: join(ignoreParameters, other.ignoreParameters),
+                            ignoreHeaders: join(ignoreHeaders, other.ignoreHeaders),
+                            ignoreCookies: join(ignoreCookies, other.ignoreCookies),
+                            anywhere: join(anywhere, other.anywhere))
         }
     }
 
@@ -171,20 +250,25 @@ public struct RecordedChain: Codable, Sendable, Equatable {
         public var bodyBase64: Bool?
         /// True when the body (or the whole answer) was not recorded and the import made it up.
         public var synthesized: Bool?
+        /// How long the recorded server took to answer (HAR `timings.wait`), in milliseconds;
+        /// replayed when the chain has ``RecordedChain/delays``.
+        public var waitMilliseconds: Int?
 
         enum CodingKeys: String, CodingKey {
             case status, headers, body
             case bodyBase64 = "body_base64"
             case synthesized
+            case waitMilliseconds = "wait_ms"
         }
 
         public init(status: Int, headers: [Header] = [], body: String? = nil, bodyBase64: Bool? = nil,
-                    synthesized: Bool? = nil) {
+                    synthesized: Bool? = nil, waitMilliseconds: Int? = nil) {
             self.status = status
             self.headers = headers
             self.body = body
             self.bodyBase64 = bodyBase64
             self.synthesized = synthesized
+            self.waitMilliseconds = waitMilliseconds
         }
 
         public func header(_ name: String) -> String? {

@@ -26,6 +26,8 @@ struct RecordedExchange: Sendable {
     var redirectURL: String?
     /// SAML-tracer's decoded `saml` (the message in the request), when present.
     var decodedSAML: String?
+    /// How long the server took to answer (HAR `timings.wait`), in milliseconds.
+    var waitMilliseconds: Int?
 
     func requestHeader(_ name: String) -> String? {
         requestHeaders.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
@@ -158,6 +160,12 @@ enum RecordedInputReader {
                 status: intValue(response["status"]) ?? 0, responseHeaders: nameValues(response["headers"]),
                 responseBody: nil, responseMimeType: nil,
                 redirectURL: (response["redirectURL"] as? String).flatMap { $0.isEmpty ? nil : $0 }, decodedSAML: nil)
+            if let timings = entry["timings"] as? [String: Any], let wait = timings["wait"] as? Double, wait >= 0,
+               wait.isFinite, wait < 86_400_000 {
+                exchange.waitMilliseconds = Int(wait.rounded())
+            } else if let timings = entry["timings"] as? [String: Any], let wait = timings["wait"] as? Int, wait >= 0 {
+                exchange.waitMilliseconds = min(wait, 86_400_000)
+            }
             if let post = request["postData"] as? [String: Any] {
                 exchange.requestMimeType = post["mimeType"] as? String
                 if let text = post["text"] as? String {

@@ -28,11 +28,49 @@ public enum RecordedScenarioWriter {
         var tags = ["recorded", chain.source.format == .har ? "har" : "saml-tracer"]
         if redacted { tags.append("redacted") }
         if chain.messages.contains(where: { $0.kind == .response }) { tags.append("web-sso") }
+        if isFailedLogin(chain) {
+            title = String(("Recorded failed login at " + title.dropFirst("Recorded login at ".count)).prefix(120))
+            description += " The recorded login failed: the login form came back after the password was posted, and no "
+                + "SAML Response was issued."
+            tags += ["bad-password", "negative"]
+            return Scenario(
+                id: id, title: title, description: description, tags: tags, flow: .replay,
+                expect: .init(outcome: .failure, error: "password",
+                              reason: "the recorded IdP answered the password with its login form again and issued no "
+                                + "Response; a client must stop and report the failure"),
+                checks: failureChecks, seed: seed(for: id), replay: chain)
+        }
         tags.append("positive")
+        var uses = checks.map { CheckUse(id: $0) }
+        if chain.messages.contains(where: { $0.kind == .response && $0.relayState != nil }) {
+            uses.append(CheckUse(id: "flow.relaystate-preserved"))
+        }
         return Scenario(
             id: id, title: title, description: description, tags: tags, flow: .replay,
             expect: .init(outcome: .success, reason: "the recorded login completed; the replay answers the same way"),
-            checks: checks.map { CheckUse(id: $0) }, seed: seed(for: id), replay: chain)
+            checks: uses, seed: seed(for: id), replay: chain)
+    }
+
+    /// The checks of a recorded failed login.
+    static var failureChecks: [CheckUse] {
+        [CheckUse(id: "flow.failure-reported"), CheckUse(id: "flow.no-false-success"),
+         CheckUse(id: "flow.bad-password-bounded", params: ["max_attempts": .integer(3)])]
+    }
+
+    /// A recording of a login that failed: a password was posted, the answer showed the login
+    /// form again, and no SAML Response was ever issued.
+    static func isFailedLogin(_ chain: RecordedChain) -> Bool {
+        guard !chain.messages.contains(where: { $0.kind == .response }) else { return false }
+        return chain.entries.contains { entry in
+            entry.request.method == "POST" && (entry.request.form ?? []).contains(where: ImportBuilder.isPasswordField)
+                && showsLoginForm(entry.response)
+        }
+    }
+
+    /// Whether a recorded answer is a page with a password field (a login form).
+    static func showsLoginForm(_ response: RecordedChain.Response) -> Bool {
+        guard (200..<300).contains(response.status), response.bodyBase64 != true, let body = response.body else { return false }
+        return body.range(of: #"<input[^>]*type\s*=\s*["']?password"#, options: [.regularExpression, .caseInsensitive]) != nil
     }
 
     /// A stable seed from the scenario id (FNV-1a 64, within JSON's exact integer range).

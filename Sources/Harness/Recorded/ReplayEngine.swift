@@ -23,15 +23,18 @@ final class ReplayEngine: Sendable {
     let keys: ReplayKeys
     let clock: any SAMLClock
     let ids: any IDGenerator
+    /// What the recorded waits are multiplied by (`--time-scale`), when the chain replays them.
+    let timeScale: Double
     private let state = Mutex(State())
     /// The chain with origins rewritten to the listeners (set once they are bound).
     private let localized = Mutex<(chain: RecordedChain, rewriter: OriginRewriter)?>(nil)
 
-    init(chain: RecordedChain, keys: ReplayKeys, clock: any SAMLClock, ids: any IDGenerator) {
+    init(chain: RecordedChain, keys: ReplayKeys, clock: any SAMLClock, ids: any IDGenerator, timeScale: Double = 1) {
         self.chain = chain
         self.keys = keys
         self.clock = clock
         self.ids = ids
+        self.timeScale = timeScale
     }
 
     /// Rewrites every template's recorded origins once the listeners' ports are known.
@@ -45,6 +48,9 @@ final class ReplayEngine: Sendable {
             }
             if copy.entries[index].response.bodyBase64 != true, let body = copy.entries[index].response.body {
                 copy.entries[index].response.body = rewriter.rewriteTemplate(body)
+            }
+            if let values = copy.entries[index].request.values {
+                copy.entries[index].request.values = values.mapValues(rewriter.rewriteTemplate)
             }
         }
         for index in copy.messages.indices {
@@ -82,11 +88,27 @@ final class ReplayEngine: Sendable {
                 .annotated("replay.certificate", "idp")
         }
         return state.withLock { state -> MockResponse in
-            guard let entry = ReplayMatcher.match(request, origin: origin, in: local, consumed: state.consumed) else {
-                return ReplayMatcher.unmatched(request, origin: origin, in: local)
+            let known = state.values
+            let (best, candidates) = ReplayMatcher.match(
+                request, origin: origin, in: local, consumed: state.consumed,
+                value: { Self.knownValue($0, values: known) }, cookiesSet: state.cookiesSet)
+            guard let best else {
+                return ReplayMatcher.unmatched(request, origin: origin, in: local, candidates: candidates)
             }
+            let entry = best.entry
             state.consumed.insert(entry.number)
-            var annotations = ["replay.entry": String(entry.number), "replay.origin": origin]
+            var annotations = ["replay.entry": String(entry.number), "replay.origin": origin,
+                               "replay.match": best.exact ? "exact" : "near",
+                               "replay.score": "\(best.score)/\(best.maximum)"]
+            if best.strictness != .default { annotations["replay.strictness"] = best.strictness.rawValue }
+            if !best.differences.isEmpty {
+                annotations["replay.differences"] = best.differences.map(\.text).joined(separator: "; ")
+            }
+            if let outcome = Self.recordedLoginOutcome(entry, request: request) {
+                // The recorded server's verdict on a password post, named as the mock IdP names
+                // it, so the login checks (flow.bad-password-bounded…) count replayed attempts.
+                annotations["idp.login"] = outcome
+            }
             bind(request, entry: entry, state: &state, annotations: &annotations)
             checkCookies(request, entry: entry, state: state, annotations: &annotations)
             if let carried = entry.request.carries, let message = local.message(named: carried),
@@ -106,8 +128,37 @@ final class ReplayEngine: Sendable {
                 annotations["replay.error"] = "\(error)"
             }
             for (key, value) in annotations { answer.annotations[key] = value }
+            if chain.delays == true, let wait = entry.response.waitMilliseconds, wait > 0 {
+                answer.delivery = .delayed(.milliseconds(Int((Double(wait) * timeScale).rounded())))
+                answer.annotations["replay.delay-ms"] = String(Int((Double(wait) * timeScale).rounded()))
+            }
             return answer
         }
+    }
+
+    /// For a form post of a password: `bad-password` when the recorded answer showed a login
+    /// form again (a password field, no redirect), else `ok`; nil for other requests.
+    static func recordedLoginOutcome(_ entry: RecordedChain.Entry, request: MockRequest) -> String? {
+        guard request.method == "POST", (entry.request.form ?? []).contains(where: ImportBuilder.isPasswordField) else {
+            return nil
+        }
+        return RecordedScenarioWriter.showsLoginForm(entry.response) ? "bad-password" : "ok"
+    }
+
+    /// A recorded value template rendered with the values the replay holds now; nil when it
+    /// names a variable without one yet (or a message, or a time), so it cannot be compared.
+    static func knownValue(_ template: String, values: [String: String]) -> String? {
+        guard let segments = try? ReplayTemplate.parse(template) else { return nil }
+        var out = ""
+        for segment in segments {
+            switch segment {
+            case .literal(let text): out += text
+            case .placeholder(let placeholder):
+                guard placeholder.messageName == nil, let value = values[placeholder.name] else { return nil }
+                out += ReplayTemplate.encode(value, placeholder.filter)
+            }
+        }
+        return out
     }
 
     /// Takes each bound variable's value from the request, where the chain says.

@@ -47,9 +47,11 @@ public final class ReplaySession: Sendable {
     ///   - clock: the time answers are re-timed to (default: the system clock).
     ///   - ids: where generated values come from (default: a ``SeededIDGenerator`` seeded by
     ///     the scenario's seed, so a replay repeats).
+    ///   - timeScale: what the recorded waits are multiplied by, when the chain replays them
+    ///     (`delays: true`).
     public static func start(scenario: Scenario, host: String = "127.0.0.1", mockIdPDirectory: URL,
                              log: TrafficLog = TrafficLog(), clock: any SAMLClock = SystemClock(),
-                             ids: (any IDGenerator)? = nil,
+                             ids: (any IDGenerator)? = nil, timeScale: Double = 1,
                              logger: Logger = Logger(label: "samlharness.replay")) async throws -> ReplaySession {
         guard let chain = scenario.replay else {
             throw ReplayError("scenario \(scenario.id) has no `replay:` chain (flow: \(scenario.flow.rawValue))")
@@ -61,7 +63,7 @@ public final class ReplaySession: Sendable {
         }
         let keys = try ReplayKeys.load(mockIdPDirectory: mockIdPDirectory)
         let engine = ReplayEngine(chain: chain, keys: keys, clock: clock,
-                                  ids: ids ?? SeededIDGenerator(seed: scenario.effectiveSeed))
+                                  ids: ids ?? SeededIDGenerator(seed: scenario.effectiveSeed), timeScale: timeScale)
         let listeners = chain.origins.map {
             MockServerGroup.Listener(handler: ReplayOriginHandler(name: $0.name, engine: engine))
         }

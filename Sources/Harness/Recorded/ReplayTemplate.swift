@@ -26,6 +26,9 @@ public enum ReplayTemplate {
     /// How a value is encoded where it is inserted.
     public enum Filter: String, Sendable, CaseIterable {
         case url, form, html, xml, json
+        /// URL-encoded twice: a value inside a URL that is itself a query value (SimpleSAMLphp's
+        /// `AuthState` carries its return URL, RelayState included, that way).
+        case url2
         case redirect, base64
     }
 
@@ -174,6 +177,7 @@ public enum ReplayTemplate {
         switch filter {
         case nil, .redirect, .base64: value
         case .url: PercentEncoding.queryComponentEncode(value)
+        case .url2: PercentEncoding.queryComponentEncode(PercentEncoding.queryComponentEncode(value))
         case .form: PercentEncoding.formEncode(value)
         case .html: HTMLText.escape(value)
         case .xml: XMLWriter.escapeAttribute(value)

@@ -180,7 +180,7 @@ public struct ScenarioRunner: Sendable {
             let session = try await ReplaySession.start(
                 scenario: scenario, mockIdPDirectory: mockIdPDirectory,
                 clock: MockEnvironment.clock(start: clockStart, frozen: frozen),
-                ids: SeededIDGenerator(seed: scenario.effectiveSeed), logger: logger)
+                ids: SeededIDGenerator(seed: scenario.effectiveSeed), timeScale: timeScale, logger: logger)
             var target = ScenarioTarget.resolve(scenario, ready: nil).scaled(by: timeScale)
             target.start = session.startURL
             return RunningMocks(target: target, log: session.log, stop: { await session.stop(grace: grace) })

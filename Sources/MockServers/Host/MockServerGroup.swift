@@ -86,12 +86,12 @@ public final class MockServerGroup: Sendable {
             let server: HTTPServerBuilder
             if let tls = listener.tls {
                 do {
-                    server = try .tls(.http1(), tlsConfiguration: tls.configuration)
+                    server = try .tls(.mockHTTP1, tlsConfiguration: tls.configuration)
                 } catch {
                     throw StartError(description: "could not set up TLS for \(name) from \(tls.directory.path): \(error)")
                 }
             } else {
-                server = .http1()
+                server = .mockHTTP1
             }
             let application = Application(
                 responder: responder,
