@@ -5,6 +5,12 @@
 #
 #   scripts/record-real-chains.sh [record] [--out DIR]   (default DIR: Tests/HarnessTests/Fixtures/recorded/real)
 #       Sets up and starts the products, records, writes DIR, stops the products.
+#   scripts/record-real-chains.sh record-ecp [--out DIR]
+#       Sets up and starts the products, runs the REAL ECP client libraries through the recording
+#       proxy (below) and writes only DIR/ssp-shibboleth-ecp.requests-ecp.har and
+#       DIR/ssp-shibboleth-ecp-refused.pysaml2.har (the other fixtures are left as they are), stops
+#       the products. `record` does this step too. Exit 1 when a client's outcome is not the
+#       expected one (requests-ecp: success; pysaml2: failure, see the fixtures' README.md).
 #   scripts/record-real-chains.sh check-clients
 #       Sets up and starts the products, runs the two walking clients
 #       (Tests/Interop/replay_requests_client.py, replay_mechanize_client.py, with .venv-interop)
@@ -32,7 +38,17 @@
 #     write NAME.playwright.har; the same traffic is rewritten as NAME.chrome.har (Chrome
 #     DevTools' export layout), NAME.firefox.har (Firefox's) and NAME.saml-tracer.json
 #     (SAML-tracer's export);
-#   - ECP (PAOS) with Python's http.client and a small HAR writer (no browser speaks ECP).
+#   - ECP (PAOS) with Python's http.client and a small HAR writer (no browser speaks ECP);
+#   - ECP by the real client libraries, unmodified, through their run-contract wrappers
+#     (Tests/RealClients/requests_ecp_client.py: requests-ecp; pysaml2_ecp.py: pysaml2's
+#     saml2.ecp_client; .venv-real-clients from scripts/setup-real-clients-python.sh, the SAMLH_*
+#     environment of docs/running-clients.md): `record_real_chains.py ecp-client` starts a recording
+#     HTTP forward proxy (scripts/recording_proxy.py, standard library, 127.0.0.1 port 0), runs the
+#     wrapper with http_proxy/HTTP_PROXY pointing at it and no_proxy/NO_PROXY empty (so loopback
+#     goes through it too: requests', urllib3's and urllib's traffic alike), and writes every
+#     exchange as HAR 1.2 (each redirect hop its own entry, bodies as the bytes that crossed it).
+#     It checks that `php -S`'s own log lists the same IdP requests as the proxy saw (nothing went
+#     around it) and that each body in the HAR re-encodes to the bytes received (sha256).
 #
 # Needs root (apt) the first time; everything else stays under WORK (.build/record-real,
 # gitignored): the IdP's and the SP's configuration, logs, pid files.
@@ -120,6 +136,52 @@ versions() {
     echo "playwright $PLAYWRIGHT_VERSION"
 }
 
+REAL_CLIENTS_PY="$ROOT/.venv-real-clients/bin/python"
+# client (record_real_chains.py ecp-client --client) and the outcome it has against these products
+ECP_CLIENTS=("requests-ecp success" "pysaml2 failure")
+
+# The real ECP client libraries (Tests/RealClients wrappers, unmodified) through the recording proxy;
+# the products must be running ($WORK/env). A run with the expected outcome is kept as
+# $OUT/ssp-shibboleth-ecp.CLIENT.har (success) or $OUT/ssp-shibboleth-ecp-refused.CLIENT.har (failure).
+record_ecp_clients() {
+    [ -x "$REAL_CLIENTS_PY" ] || "$ROOT/scripts/setup-real-clients-python.sh"
+    # shellcheck disable=SC1091
+    . "$WORK/env"
+    mkdir -p "$WORK/ecp" "$OUT"
+    local failed=0 entry client want rc outcome name
+    for entry in "${ECP_CLIENTS[@]}"; do
+        client="${entry% *}"; want="${entry#* }"
+        rc=0
+        python3 "$ROOT/scripts/record_real_chains.py" ecp-client --client "$client" --python "$REAL_CLIENTS_PY" \
+            --start "$START" --idp-ecp "$IDP_ECP" --idp-entity-id "$IDP/simplesaml/saml2/idp/metadata.php" \
+            --username "$USERNAME" --password "$PASSWORD" --php-log "$WORK/php.log" \
+            --out "$WORK/ecp/$client.har" > "$WORK/ecp/$client.json" || rc=$?
+        outcome="$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["outcome"], "ok" if not d["problems"] else "PROBLEMS", "|", d["error"][:200])' "$WORK/ecp/$client.json")" \
+            || outcome="no report"
+        case "$outcome" in
+            "success ok"*) name="ssp-shibboleth-ecp.$client.har" ;;
+            "failure ok"*) name="ssp-shibboleth-ecp-refused.$client.har" ;;
+            *) name="" ;;
+        esac
+        if [ -n "$name" ] && [ "${outcome%% *}" = "$want" ]; then
+            cp "$WORK/ecp/$client.har" "$OUT/$name"
+            echo "ok   $client ($want expected): $outcome -> $name"
+            python3 -c 'import json,sys; print("\n".join("     " + x for x in json.load(open(sys.argv[1]))["exchanges"]))' "$WORK/ecp/$client.json"
+        else
+            echo "FAIL $client ($want expected): $outcome; see $WORK/ecp/$client.json, $WORK/ecp/$client.har"
+            failed=1
+        fi
+    done
+    return "$failed"
+}
+
+record_ecp() {
+    "$ROOT/scripts/setup-shibboleth-sp.sh" install >/dev/null
+    trap stop_all EXIT
+    start_all >/dev/null
+    record_ecp_clients
+}
+
 record() {
     install_all
     trap stop_all EXIT
@@ -133,6 +195,7 @@ record() {
     cat "$WORK/browser.json"
     "$VENV/bin/python" "$ROOT/scripts/record_real_chains.py" ecp --start "$START" --idp-ecp "$IDP_ECP" \
         --username "$USERNAME" --password "$PASSWORD" --out "$OUT/ssp-shibboleth-ecp.har"
+    record_ecp_clients
     versions > "$WORK/versions.txt"
     date -u +%Y-%m-%dT%H:%M:%SZ > "$WORK/recorded-at.txt"
     "$VENV/bin/python" "$ROOT/scripts/record_real_chains.py" summary "$OUT"
@@ -176,10 +239,11 @@ while [ $# -gt 0 ]; do
 done
 case "$command" in
     record) record ;;
+    record-ecp) record_ecp ;;
     check-clients) check_clients ;;
     start) install_all; start_all ;;
     stop) stop_all ;;
     versions) versions ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' ;;
-    *) die "unknown command: $command (record, check-clients, start, stop, versions)" ;;
+    *) die "unknown command: $command (record, record-ecp, check-clients, start, stop, versions)" ;;
 esac

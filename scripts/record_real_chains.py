@@ -12,6 +12,17 @@ rewrites each recording in the layouts the tools people attach to bug reports wr
         FILE.chrome.har, FILE.firefox.har, FILE.saml-tracer.json from a Playwright HAR.
     record_real_chains.py ecp --start URL --idp-ecp URL --username U --password P --out FILE.har
         The SAML ECP profile (PAOS) with http.client, written as HAR by a small writer of its own.
+    record_real_chains.py ecp-client --client requests-ecp|pysaml2 --python VENV_PYTHON --start URL --idp-ecp URL
+                          --idp-entity-id URL --username U --password P [--php-log FILE] --out FILE.har
+        A REAL ECP client library, unmodified, through its run-contract wrapper in Tests/RealClients
+        (requests_ecp_client.py, pysaml2_ecp.py; SAMLH_* environment as docs/running-clients.md says),
+        with http_proxy/HTTP_PROXY set to the recording proxy of scripts/recording_proxy.py and
+        no_proxy/NO_PROXY empty. Every exchange (each redirect hop, pysaml2's metadata fetch by
+        urllib, requests'/urllib3's requests) is written as HAR 1.2, creator recording_proxy.py with
+        the client and its versions in `comment` and in `browser`. Checks: the requests php -S logged
+        for the IdP are the proxy's IdP requests, and each body re-encodes to the bytes that crossed
+        the proxy (sha256). Prints a JSON report (outcome from the result file, entries); exit 0
+        when the client succeeded and the checks passed. The HAR is written either way.
     record_real_chains.py summary DIR
         Prints each recording's entries (method, status, URL) and the login form's action.
 
@@ -57,10 +68,12 @@ import argparse
 import base64
 import copy
 import datetime
+import hashlib
 import http.client
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 import zlib
@@ -584,6 +597,105 @@ def write_har(rec, a, result):
         f.write("\n")
 
 
+# ---------------------------------------------------------------------------------------------
+# Real ECP client libraries through the recording proxy (scripts/recording_proxy.py)
+
+# client name -> (wrapper in Tests/RealClients, the distributions named in the HAR's creator)
+ECP_CLIENTS = {
+    "requests-ecp": ("requests_ecp_client.py", ("requests-ecp", "requests", "urllib3")),
+    "pysaml2": ("pysaml2_ecp.py", ("pysaml2", "requests", "urllib3")),
+}
+PROXY_ENV = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+             "no_proxy", "NO_PROXY", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+
+
+def client_versions(python, dists):
+    code = ("import sys\nfrom importlib.metadata import version\n"
+            "print(' '.join('%s=%s' % (d, version(d)) for d in sys.argv[1:]))")
+    out = subprocess.run([python, "-c", code] + list(dists), check=True, capture_output=True, text=True).stdout
+    return dict(kv.split("=", 1) for kv in out.split())
+
+
+def php_log_requests(path, offset):
+    """The requests `php -S` logged after offset: [(method, path)]."""
+    if not path or not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        f.seek(offset)
+        text = f.read().decode("utf-8", "replace")
+    return re.findall(r"\[\d{3}\]: (\w+) (\S+)", text)
+
+
+def ecp_client(a):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from recording_proxy import RecordingProxy
+
+    wrapper, dists = ECP_CLIENTS[a.client]
+    a.python = os.path.abspath(a.python)  # not realpath: a venv's python is a symlink
+    clients_dir = os.path.abspath(a.clients_dir)
+    versions = client_versions(a.python, dists)
+    result_file = a.out + ".result.json"
+    proxy = RecordingProxy(timeout=a.timeout).start()
+    env = {k: v for k, v in os.environ.items() if k not in PROXY_ENV and not k.startswith("SAMLH_")}
+    env.update({"http_proxy": proxy.url, "HTTP_PROXY": proxy.url, "no_proxy": "", "NO_PROXY": "",
+                "SAMLH_START_URL": a.start, "SAMLH_IDP_ECP_URL": a.idp_ecp, "SAMLH_IDP_ENTITY_ID": a.idp_entity_id,
+                "SAMLH_USERNAME": a.username, "SAMLH_PASSWORD": a.password, "SAMLH_RESULT_FILE": result_file,
+                "SAMLH_REQUEST_TIMEOUT": str(a.timeout)})
+    php_offset = os.path.getsize(a.php_log) if a.php_log and os.path.exists(a.php_log) else 0
+    try:
+        run = subprocess.run([a.python, os.path.join(clients_dir, wrapper)], cwd=clients_dir, env=env,
+                             capture_output=True, text=True, timeout=120)
+    finally:
+        proxy.stop()
+    try:
+        with open(result_file, encoding="utf-8") as f:
+            outcome = json.load(f)
+    finally:
+        if os.path.exists(result_file):
+            os.remove(result_file)
+    described = "%s %s (%s)" % (a.client, versions[dists[0]], ", ".join("%s %s" % (d, versions[d]) for d in dists[1:]))
+    creator_comment = ("recording HTTP forward proxy of scripts/record_real_chains.py (scripts/recording_proxy.py); "
+                       "client: %s through Tests/RealClients/%s, unmodified, pointed at the proxy by http_proxy "
+                       "(no_proxy empty)" % (described, wrapper))
+    comment = ("SAML ECP (PAOS) login through a real Shibboleth SP 3.4 and a real SimpleSAMLphp 1.19 IdP, made by "
+               "the real client library %s, recorded by scripts/record-real-chains.sh record-ecp. Client outcome: %s"
+               % (described, outcome["outcome"]))
+    har = proxy.har(creator_comment=creator_comment, comment=comment,
+                    browser={"name": a.client, "version": versions[dists[0]],
+                             "comment": "Python client library, not a browser; " + described})
+    entries = har["log"]["entries"]
+    # Everything the client sent went through the proxy: the IdP's own log lists the same requests.
+    problems = []
+    idp_netloc = urlsplit(a.idp_ecp).netloc
+    seen_idp = [(e["request"]["method"], urlsplit(e["request"]["url"]).path) for e in entries
+                if urlsplit(e["request"]["url"]).netloc == idp_netloc]
+    logged = php_log_requests(a.php_log, php_offset)
+    if logged is not None and logged != seen_idp:
+        problems.append("the IdP logged %s, the proxy saw %s" % (logged, seen_idp))
+    for e in entries:
+        if "_error" in e:
+            problems.append("proxy error: %s %s: %s" % (e["request"]["method"], e["request"]["url"], e["_error"]))
+        # The bodies in the HAR are the bytes that crossed the proxy (a signature still verifies).
+        post = e["request"].get("postData")
+        if post and "_encoding" not in post and hashlib.sha256(post["text"].encode("utf-8")).hexdigest() != e["request"]["_bodySha256"]:
+            problems.append("request body of %s is not kept byte for byte" % e["request"]["url"])
+        content = e["response"]["content"]
+        if content.get("compression") == 0 and "encoding" not in content and \
+                hashlib.sha256(content["text"].encode("utf-8")).hexdigest() != e["response"]["_bodySha256"]:
+            problems.append("response body of %s is not kept byte for byte" % e["request"]["url"])
+    with open(a.out, "w", encoding="utf-8") as f:  # written either way: a failed run is worth reading
+        json.dump(har, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    report = {"client": described, "outcome": outcome["outcome"], "error": outcome.get("error", ""),
+              "details": outcome.get("details", {}), "exit": run.returncode, "entries": len(entries),
+              "idp_log": logged, "problems": problems,
+              "ok": outcome["outcome"] == "success" and not problems, "har": a.out,
+              "stdout": run.stdout[-400:], "stderr": run.stderr[-2000:]}
+    report["exchanges"] = ["%s %s %s" % (e["request"]["method"], e["request"]["url"][:160], e["response"]["status"])
+                           for e in entries]
+    return report
+
+
 def summary(directory):
     for name in sorted(os.listdir(directory)):
         if not (name.endswith(".har") or name.endswith(".json")):
@@ -618,6 +730,18 @@ def main(argv):
     e.add_argument("--username", required=True)
     e.add_argument("--password", required=True)
     e.add_argument("--out", required=True)
+    r = sub.add_parser("ecp-client")
+    r.add_argument("--client", required=True, choices=sorted(ECP_CLIENTS))
+    r.add_argument("--python", required=True, help="the clients' venv interpreter (.venv-real-clients/bin/python)")
+    r.add_argument("--clients-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "RealClients"))
+    r.add_argument("--start", required=True)
+    r.add_argument("--idp-ecp", required=True)
+    r.add_argument("--idp-entity-id", required=True)
+    r.add_argument("--username", required=True)
+    r.add_argument("--password", required=True)
+    r.add_argument("--php-log", help="php -S's log: its requests are compared with the proxy's")
+    r.add_argument("--timeout", type=float, default=15)
+    r.add_argument("--out", required=True)
     s = sub.add_parser("summary")
     s.add_argument("dir")
     a = p.parse_args(argv)
@@ -629,6 +753,10 @@ def main(argv):
         result = ecp_login(a)
         print(json.dumps(result, indent=1))
         return 0 if result["outcome"] == "success" else 1
+    elif a.command == "ecp-client":
+        report = ecp_client(a)
+        print(json.dumps(report, indent=1, ensure_ascii=False))
+        return 0 if report["ok"] else 1
     elif a.command == "summary":
         summary(a.dir)
     return 0
