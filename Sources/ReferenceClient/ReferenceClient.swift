@@ -69,6 +69,9 @@ public struct ReferenceClient: Sendable {
 
     private func perform(_ context: FlowContext) async throws -> ClientResult {
         switch configuration.flow {
+        case .replay where configuration.parameters["IDP_ECP_URL"] != nil:
+            // A recorded ECP login: the replay names the recorded IdP's SOAP endpoint.
+            return try await ECPFlow(context: context).run()
         case .webSSO, .webSSOIdPInitiated, .casBrowser, .adfsPassive, .replay:
             return try await BrowserLogin(context: context).run()
         case .ecp:

@@ -197,6 +197,7 @@ struct ServeCommand: AsyncParsableCommand {
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         var target = ScenarioTarget.resolve(scenario, ready: nil)
         target.start = session.startURL
+        target.parameters.merge(session.clientParameters) { current, _ in current }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let ready = ReplayReadyLine(replay: session.readyInfo, scenario: target,

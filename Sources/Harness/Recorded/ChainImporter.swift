@@ -200,11 +200,20 @@ struct ImportBuilder {
             throw RecordedImportError(file: file, message: "none of the \(input.exchanges.count) recorded "
                 + "exchanges is part of a login chain (only images, styles, scripts or unanswered requests)")
         }
-        startURL = kept.first.map { ReplayTemplate.escape($0.url) }
+        // Where a client starts: the first request of the login, past any metadata the recorded
+        // client fetched first to configure itself (pysaml2 reads the IdP's at its entity ID).
+        startURL = (kept.first { !Self.isMetadata($0) } ?? kept.first).map { ReplayTemplate.escape($0.url) }
         for exchange in kept {
             guard let url = RecordedURL(exchange.url) else { continue }
             entries.append(makeWorking(exchange, url: url, number: entries.count + 1))
         }
+    }
+
+    /// An answer that is SAML metadata (an `EntityDescriptor` or `EntitiesDescriptor`).
+    static func isMetadata(_ exchange: RecordedExchange) -> Bool {
+        guard exchange.method == "GET", let body = exchange.responseBody else { return false }
+        let head = String(decoding: body.prefix(2048), as: UTF8.self)
+        return head.contains("EntityDescriptor") || head.contains("EntitiesDescriptor")
     }
 
     /// A page the browser navigated to: Chrome says so (`_resourceType: document`); without
@@ -243,11 +252,14 @@ struct ImportBuilder {
         for name in ReplayMatcher.recordedHeaders {
             if let value = ReplayMatcher.headerKey(name, exchange.requestHeader(name)) { matchedHeaders[name] = value }
         }
+        // An error answer is replayed only to a request like the one that got it: what made the
+        // recorded server refuse may be exactly what a client does differently.
+        let match: RecordedChain.Matching? = exchange.status >= 400 ? .init(strictness: .strict) : nil
         let request = RecordedChain.Request(
             method: exchange.method, path: url.path, query: Array(Set(query.map(\.name))).sorted(),
             form: isForm ? Array(Set(form.map(\.name))).sorted() : nil,
             cookies: cookieNames.isEmpty ? nil : Array(Set(cookieNames)).sorted(), authorization: authorization,
-            values: values.isEmpty ? nil : values, headers: matchedHeaders.isEmpty ? nil : matchedHeaders)
+            values: values.isEmpty ? nil : values, headers: matchedHeaders.isEmpty ? nil : matchedHeaders, match: match)
         var headers: [RecordedChain.Header] = []
         for (name, value) in exchange.responseHeaders {
             let lower = name.lowercased()

@@ -26,11 +26,20 @@ extension ImportBuilder {
                body.contains("SAMLResponse") || body.contains("SAMLRequest") {
                 findPostMessages(at: index)
             }
+            if !entries[index].bodyBase64, let body = entries[index].body, Self.looksLikeSOAP(body) {
+                findSOAPMessage(at: index)
+            }
         }
     }
 
     private func requestMessage(_ working: Working) -> FoundMessage? {
         let number = working.number
+        if let body = working.exchange.requestBody, Self.looksLikeSOAP(body),
+           let (envelope, element) = Self.soapMessage(Array(body.utf8)) {
+            return FoundMessage(name: "", kind: element.kind, binding: .soap, entry: number, served: false,
+                                relayState: Self.ecpRelayState(envelope), sigAlg: nil,
+                                parsed: RecordedMessage(bytes: envelope.body), rawXML: envelope.body)
+        }
         if working.queryParams.contains(where: { $0.name == "SAMLRequest" || $0.name == "SAMLResponse" }) {
             if let decoded = try? RedirectBinding.decode(working.exchange.url) {
                 return FoundMessage(name: "", kind: decoded.kind == .request ? .request : .response, binding: .redirect,
@@ -113,6 +122,48 @@ extension ImportBuilder {
             }
         }
         entries[index].body = body
+    }
+
+    /// A SOAP envelope (ECP's PAOS answers and posts, SOAP to the IdP), by its first bytes.
+    static func looksLikeSOAP(_ text: String) -> Bool {
+        let head = text.prefix(512)
+        return head.contains("Envelope") && (head.contains(SAMLNamespace.soap11) || text.contains(SAMLNamespace.soap11))
+    }
+
+    /// The SAML request or response in a SOAP body, with its kind.
+    static func soapMessage(_ bytes: [UInt8]) -> (SOAPEnvelope, (kind: RecordedChain.Message.Kind, root: String))? {
+        guard let envelope = try? SOAPBinding.parse(bytes), envelope.fault == nil,
+              envelope.bodyNamespace == SAMLNamespace.protocol_ else { return nil }
+        let kind: RecordedChain.Message.Kind = envelope.bodyName.hasSuffix("Request") ? .request : .response
+        return (envelope, (kind, envelope.bodyName))
+    }
+
+    /// The text of the `ecp:RelayState` header block (saml-profiles-2.0-os §4.2.4.3).
+    static func ecpRelayState(_ envelope: SOAPEnvelope) -> String? {
+        guard let block = envelope.headerBlock("RelayState", "urn:oasis:names:tc:SAML:2.0:profiles:SSO:ecp"),
+              let document = try? XMLDocument(parsing: block.xml) else { return nil }
+        let text = document.root.text
+        return text.isEmpty ? nil : text
+    }
+
+    /// A SOAP answer carrying a SAML message (the SP's PAOS request, the IdP's ECP response):
+    /// the message is found, and the body's content becomes `⟦msg.NAME|inline⟧` in the template.
+    private mutating func findSOAPMessage(at index: Int) {
+        guard let template = entries[index].body, let bytes = entries[index].exchange.responseBody,
+              let (envelope, element) = Self.soapMessage(bytes) else { return }
+        let name = uniqueMessageName(RecordedMessage(bytes: envelope.body)?.snakeName ?? "message")
+        guard let open = template.range(of: #"<([A-Za-z_][\w.-]*:)?Body(\s[^>]*)?>"#, options: .regularExpression),
+              let close = template.range(of: #"</([A-Za-z_][\w.-]*:)?Body\s*>"#, options: [.regularExpression, .backwards]),
+              open.upperBound <= close.lowerBound else {
+            warn(entries[index].number, "the SOAP body's \(element.root) could not be located in the recorded text; "
+                + "it is replayed as recorded")
+            return
+        }
+        found.append(FoundMessage(name: name, kind: element.kind, binding: .soap, entry: entries[index].number,
+                                  served: true, relayState: Self.ecpRelayState(envelope), sigAlg: nil,
+                                  parsed: RecordedMessage(bytes: envelope.body), rawXML: envelope.body))
+        entries[index].body = String(template[..<open.upperBound]) + ReplayTemplate.placeholder("msg." + name, .inline)
+            + String(template[close.lowerBound...])
     }
 
     func uniqueMessageName(_ base: String) -> String {

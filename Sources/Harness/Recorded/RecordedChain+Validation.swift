@@ -22,8 +22,8 @@ extension RecordedChain {
                     guard case .placeholder(let placeholder) = segment else { continue }
                     if let message = placeholder.messageName {
                         if !messageNames.contains(message) { problems.append("\(place): no message `\(message)`") }
-                        if placeholder.filter != nil, placeholder.filter != .redirect, placeholder.filter != .base64 {
-                            problems.append("\(place): a message takes the filter `redirect` or `base64`")
+                        if placeholder.filter != nil, ![.redirect, .base64, .inline].contains(placeholder.filter) {
+                            problems.append("\(place): a message takes the filter `redirect`, `base64` or `inline`")
                         }
                     } else if !variableNames.contains(placeholder.name) {
                         problems.append("\(place): no variable `\(placeholder.name)`")

@@ -299,6 +299,9 @@ public struct RecordedChain: Codable, Sendable, Equatable {
         public enum Binding: String, Codable, Sendable {
             /// saml-bindings-2.0-os §3.4: DEFLATE, base64, URL-encoded in a query.
             case redirect
+            /// saml-bindings-2.0-os §3.2 and the ECP profile (saml-profiles-2.0-os §4.2): the
+            /// XML inside a SOAP envelope (PAOS from and to the SP, SOAP to the IdP).
+            case soap
             /// saml-bindings-2.0-os §3.5: base64 in a form field.
             case post
         }

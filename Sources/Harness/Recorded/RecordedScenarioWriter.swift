@@ -27,7 +27,11 @@ public enum RecordedScenarioWriter {
             + "were redacted." }
         var tags = ["recorded", chain.source.format == .har ? "har" : "saml-tracer"]
         if redacted { tags.append("redacted") }
-        if chain.messages.contains(where: { $0.kind == .response }) { tags.append("web-sso") }
+        if chain.messages.contains(where: { $0.binding == .soap }) {
+            tags.append("ecp")
+        } else if chain.messages.contains(where: { $0.kind == .response }) {
+            tags.append("web-sso")
+        }
         if isFailedLogin(chain) {
             title = String(("Recorded failed login at " + title.dropFirst("Recorded login at ".count)).prefix(120))
             description += " The recorded login failed: the login form came back after the password was posted, and no "
@@ -39,6 +43,19 @@ public enum RecordedScenarioWriter {
                               reason: "the recorded IdP answered the password with its login form again and issued no "
                                 + "Response; a client must stop and report the failure"),
                 checks: failureChecks, seed: seed(for: id), replay: chain)
+        }
+        if let refused = refusedAnswer(chain) {
+            description += " The recorded login failed: entry \(refused.number) was answered \(refused.response.status), and no "
+                + "SAML Response was issued."
+            tags.append("negative")
+            return Scenario(
+                id: id, title: String(("Recorded failed login at " + title.dropFirst("Recorded login at ".count)).prefix(120)),
+                description: description, tags: tags, flow: .replay,
+                expect: .init(outcome: .failure, error: String(refused.response.status),
+                              reason: "the recorded server answered \(refused.response.status) and issued no Response; "
+                                + "a client that sends what was recorded meets the same answer and must report it"),
+                checks: [CheckUse(id: "flow.failure-reported"), CheckUse(id: "flow.no-false-success")],
+                seed: seed(for: id), replay: chain)
         }
         tags.append("positive")
         var uses = checks.map { CheckUse(id: $0) }
@@ -65,6 +82,14 @@ public enum RecordedScenarioWriter {
             entry.request.method == "POST" && (entry.request.form ?? []).contains(where: ImportBuilder.isPasswordField)
                 && showsLoginForm(entry.response)
         }
+    }
+
+    /// The entry whose error answer ended a recording that issued no SAML Response (a client
+    /// the IdP refused), if the recording is such a one.
+    static func refusedAnswer(_ chain: RecordedChain) -> RecordedChain.Entry? {
+        guard !chain.messages.contains(where: { $0.kind == .response }), let last = chain.entries.last,
+              last.response.status >= 400 else { return nil }
+        return last
     }
 
     /// Whether a recorded answer is a page with a password field (a login form).

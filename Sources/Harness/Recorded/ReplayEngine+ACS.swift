@@ -10,22 +10,41 @@ extension ReplayEngine {
     /// the ones served), `replay.acs.in-response-to`.
     func checkACS(_ request: MockRequest, message: RecordedChain.Message, chain: RecordedChain, state: State,
                   annotations: inout [String: String]) -> MockResponse? {
-        guard let value = request.formValue("SAMLResponse") else {
-            return refuse(.responseMalformed, "the form has no SAMLResponse field", &annotations)
-        }
-        // saml-bindings-2.0-os §3.5.4: plain base64. Strictly: a `+` the client left unencoded
-        // arrives as a space and is not silently repaired here (a real SP would fail on it too).
         let bytes: [UInt8]
-        do {
-            bytes = try SAMLBase64.decode(value)
-        } catch {
-            let deviation = (try? LenientBase64.decode(value))?.codes.first
-            annotations["replay.acs.deviation"] = deviation ?? "base64.invalid"
-            annotations["replay.acs.intact"] = "false"
-            return refuse(.encodingInvalid, "the SAMLResponse is not valid base64 as posted: \(error)", &annotations)
-        }
         let served = state.served[message.name]
-        let intact = served == bytes
+        var intact: Bool
+        if message.binding == .soap {
+            // ECP (saml-profiles-2.0-os §4.2.4.5): the Response in the PAOS response's SOAP body.
+            let envelope: SOAPEnvelope
+            do {
+                envelope = try SOAPBinding.parse(request.body)
+            } catch {
+                return refuse(.responseMalformed, "the PAOS response is not a SOAP envelope: \(error)", &annotations)
+            }
+            guard envelope.bodyName == "Response" else {
+                return refuse(.responseMalformed, "the SOAP body holds \(envelope.bodyName), not a Response", &annotations)
+            }
+            bytes = envelope.body
+            // Intact: the XML served is in the body as served (the envelope's serialization of
+            // the element may differ from the bytes; the text served may not).
+            let servedText = served.map { SOAPBinding.withoutXMLDeclaration(String(decoding: $0, as: UTF8.self)) }
+            intact = servedText.map { request.bodyText.contains($0) } ?? false
+        } else {
+            guard let value = request.formValue("SAMLResponse") else {
+                return refuse(.responseMalformed, "the form has no SAMLResponse field", &annotations)
+            }
+            // saml-bindings-2.0-os §3.5.4: plain base64. Strictly: a `+` the client left unencoded
+            // arrives as a space and is not silently repaired here (a real SP would fail on it too).
+            do {
+                bytes = try SAMLBase64.decode(value)
+            } catch {
+                let deviation = (try? LenientBase64.decode(value))?.codes.first
+                annotations["replay.acs.deviation"] = deviation ?? "base64.invalid"
+                annotations["replay.acs.intact"] = "false"
+                return refuse(.encodingInvalid, "the SAMLResponse is not valid base64 as posted: \(error)", &annotations)
+            }
+            intact = served == bytes
+        }
         annotations["replay.acs.intact"] = served == nil ? "not-served" : String(intact)
         guard chain.resign else {
             // Served as recorded: only the recorded bytes carry a signature that verifies.

@@ -103,6 +103,8 @@ extension ReplayEngine {
         state.served[message.name] = bytes
         let kind: SAMLMessageKind = message.kind == .request ? .request : .response
         switch filter {
+        case .inline:
+            return SOAPBinding.withoutXMLDeclaration(xml)
         case .redirect:
             let relay = try message.relayState.map { try ReplayTemplate.render($0) { try resolve($0, state: &state, now: now) } }
             var signer: RedirectSigner?

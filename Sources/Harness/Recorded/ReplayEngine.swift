@@ -64,6 +64,9 @@ final class ReplayEngine: Sendable {
         localized.withLock { $0 = (copy, rewriter) }
     }
 
+    /// The chain with its origins rewritten to the listeners (the recorded one before `prepare`).
+    var localizedChain: RecordedChain { localized.withLock { $0?.chain } ?? chain }
+
     /// A recorded URL template rendered for this session (`start_url`).
     func localize(_ template: String) -> String {
         guard let (_, rewriter) = localized.withLock({ $0 }) else { return template }
@@ -190,6 +193,9 @@ final class ReplayEngine: Sendable {
             xml = try? RedirectBinding.decode(request.target).xml
         } else if let value = request.formValue("SAMLRequest") {
             xml = try? PostBinding.decode(value, kind: .request).xml
+        } else if ImportBuilder.looksLikeSOAP(request.bodyText), let envelope = try? SOAPBinding.parse(request.body),
+                  envelope.bodyName == "AuthnRequest" {
+            xml = envelope.body
         }
         guard let xml, let document = try? XMLDocument(parsing: xml) else { return nil }
         return document.root.attribute("ID")

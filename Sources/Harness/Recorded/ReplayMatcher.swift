@@ -29,6 +29,9 @@ enum ReplayMatcher {
             case anywhere
             case header
             case cookie
+            /// A cookie sent that the recording set only at this entry or after it: the client is
+            /// further along than this entry (weighs two in the ranking).
+            case laterCookie = "later-cookie"
         }
 
         var kind: Kind
@@ -51,13 +54,18 @@ enum ReplayMatcher {
         /// Whether the strictness in force lets this entry answer.
         var accepted: Bool {
             switch strictness {
-            case .strict: differences.allSatisfy { $0.kind == .cookie }
+            case .strict: differences.allSatisfy { $0.kind == .cookie || $0.kind == .laterCookie }
             case .default: essentialMissing == nil && score * 2 >= maximum
             case .lenient: true
             }
         }
 
         var exact: Bool { differences.allSatisfy(\.harmless) }
+
+        /// The differences that count when candidates are ranked.
+        var weight: Int {
+            differences.reduce(0) { $0 + ($1.harmless ? 0 : $1.kind == .laterCookie ? 2 : 1) }
+        }
 
         var summary: String {
             let listed = differences.filter { !$0.harmless || strictness == .strict }
@@ -86,7 +94,7 @@ enum ReplayMatcher {
     static let essentialParameters: Set<String> = ["SAMLRequest", "SAMLResponse", "SAMLart", "wresult", "ticket"]
 
     /// The request headers recorded to tell requests to one URL apart.
-    static let recordedHeaders = ["Content-Type", "SOAPAction", "PAOS", "Accept"]
+    static let recordedHeaders = ["Content-Type", "SOAPAction", "PAOS"]
 
     /// The value of a recorded header as it is compared: `Content-Type` by media type, `Accept`
     /// only when it names PAOS (ECP), the others as sent; nil when it does not count.
@@ -95,10 +103,15 @@ enum ReplayMatcher {
         switch name.lowercased() {
         case "content-type":
             return value.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        case "accept":
-            return value.lowercased().contains("application/vnd.paos+xml") ? "application/vnd.paos+xml" : nil
         case "soapaction":
             return value.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        case "paos":
+            // PAOS (ECP): the service it offers, whatever else the client lists with it.
+            return value.contains("urn:oasis:names:tc:SAML:2.0:profiles:SSO:ecp") ? "urn:oasis:names:tc:SAML:2.0:profiles:SSO:ecp" : value
+        case "accept":
+            // Kept readable in older chains; an Accept alone offers nothing (Shibboleth does ECP
+            // only with a PAOS header as well).
+            return nil
         default:
             return value
         }
@@ -117,15 +130,17 @@ enum ReplayMatcher {
                 && normalizedPath($0.request.path) == path }
             .map { score(request, against: $0, chain: chain, value: value, cookiesSet: cookiesSet) }
         let accepted = candidates.filter(\.accepted)
-        // The best score answers; among equals, an entry not yet answered, first in recorded
-        // order (a wrong then a right password: the same request twice); else the last.
+        // The fewest differences answer, then the best score; among equals, an entry not yet
+        // answered, first in recorded order (a wrong then a right password: the same request
+        // twice); else the last.
         let best = accepted.max { a, b in
+            if a.weight != b.weight { return a.weight > b.weight }
             if a.score != b.score { return a.score < b.score }
             let aFresh = !consumed.contains(a.entry.number), bFresh = !consumed.contains(b.entry.number)
             if aFresh != bFresh { return !aFresh }
             return aFresh ? a.entry.number > b.entry.number : a.entry.number < b.entry.number
         }
-        return (best, candidates.sorted { $0.score > $1.score })
+        return (best, candidates.sorted { ($0.weight, -$0.score) < ($1.weight, -$1.score) })
     }
 
     static func score(_ request: MockRequest, against entry: RecordedChain.Entry, chain: RecordedChain,
@@ -197,6 +212,12 @@ enum ReplayMatcher {
             note(.extra, "\(place.rawValue) \(name) not in the recording")
             candidate.score -= 1
         }
+        for name in recordedHeaders where entry.request.headers?[name] == nil && !ignoredHeaders.contains(name.lowercased()) {
+            // A PAOS offer or a SOAP body the recorded request did not have asks another question.
+            if let got = headerKey(name, request.header(name)), name != "Content-Type" || entry.request.method != "GET" {
+                note(.header, "\(name) \(got) sent, none recorded")
+            }
+        }
         for (name, recordedValue) in (entry.request.headers ?? [:]).sorted(by: { $0.key < $1.key })
         where !ignoredHeaders.contains(name.lowercased()) {
             candidate.maximum += 2
@@ -218,23 +239,56 @@ enum ReplayMatcher {
                 }
             } else if let got {
                 note(.header, "Authorization \(got) sent, none recorded")
-                candidate.score -= 1
             }
         }
         for name in entry.request.cookies ?? [] where !ignoredCookies.contains(name) {
-            guard let expected = cookiesSet[name] else { continue }
+            // Only the cookies the recorded servers set before this request count: one the
+            // browser brought along from before the recording cannot be expected.
+            guard setsCookie(name, before: entry.number, in: chain) else { continue }
             candidate.maximum += 1
+            guard let expected = cookiesSet[name] else {
+                // The recorded request came after the answer that set it; this one comes before.
+                note(.cookie, "cookie \(name) not set yet (the recorded request came after an answer that set it)")
+                continue
+            }
             switch request.cookie(name) {
             case expected: candidate.score += 1
             case nil: note(.cookie, "cookie \(name) missing")
             default: note(.cookie, "cookie \(name) is not the value the replay set")
             }
         }
+        let recordedCookies = Set(entry.request.cookies ?? [])
+        for cookie in request.cookies where !recordedCookies.contains(cookie.name) && !ignoredCookies.contains(cookie.name)
+            && cookiesSet[cookie.name] == cookie.value && !setsCookie(cookie.name, before: entry.number, in: chain) {
+            note(.laterCookie, "cookie \(cookie.name) sent, set in the recording only after this request")
+        }
         if let carried = entry.request.carries, let message = chain.message(named: carried) {
-            let name = message.kind == .response ? "SAMLResponse" : "SAMLRequest"
-            if sent(name, .query) == nil, sent(name, .form) == nil { candidate.essentialMissing = name }
+            if message.binding == .soap {
+                let root = message.kind == .response ? "Response" : "AuthnRequest"
+                if !soapBodyHolds(root, request.bodyText) { candidate.essentialMissing = "SOAP-carried \(root)" }
+            } else {
+                let name = message.kind == .response ? "SAMLResponse" : "SAMLRequest"
+                if sent(name, .query) == nil, sent(name, .form) == nil { candidate.essentialMissing = name }
+            }
         }
         return candidate
+    }
+
+    /// Whether a SOAP body (after the Body start tag) holds an element with this local name.
+    static func soapBodyHolds(_ localName: String, _ text: String) -> Bool {
+        guard let body = text.range(of: #"<([A-Za-z_][\w.-]*:)?Body[\s>]"#, options: .regularExpression) else { return false }
+        return text[body.upperBound...].range(of: "<([A-Za-z_][\\w.-]*:)?\(localName)[\\s>/]",
+                                              options: .regularExpression) != nil
+    }
+
+    /// Whether an answer recorded before entry `number` sets the cookie `name`.
+    static func setsCookie(_ name: String, before number: Int, in chain: RecordedChain) -> Bool {
+        chain.entries.contains { entry in
+            entry.number < number && entry.response.headers.contains { header in
+                header.name.caseInsensitiveCompare("Set-Cookie") == .orderedSame
+                    && header.value.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces) == name
+            }
+        }
     }
 
     static func isForm(_ request: MockRequest) -> Bool {

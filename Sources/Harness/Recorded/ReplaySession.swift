@@ -80,6 +80,38 @@ public final class ReplaySession: Sendable {
                              certificateURL: base + certificatePath, scenarioID: scenario.id, engine: engine)
     }
 
+    /// What a client is told besides the start URL (`SAMLH_` + name): `SP_URL`, the entity IDs
+    /// the recorded messages name, and for a recorded ECP login `IDP_ECP_URL`, the recorded
+    /// IdP's SOAP endpoint on its listener (an ECP client is configured with it, not sent to it).
+    public var clientParameters: [String: String] {
+        let chain = engine.localizedChain
+        var parameters: [String: String] = [:]
+        func local(_ name: String) -> String? {
+            chain.origin(named: name).flatMap { originMap[$0.url] }
+        }
+        if let sp = chain.origins.first(where: { $0.role == .sp }), let base = originMap[sp.url] {
+            parameters["SP_URL"] = base
+        }
+        for message in chain.messages {
+            guard let document = try? XMLDocument(parsing: Array(message.xml.utf8)),
+                  let issuer = document.root.firstChild("Issuer", SAMLNamespace.assertion)?.text,
+                  !issuer.contains(ReplayTemplate.open) else { continue }
+            parameters[message.kind == .request ? "SP_ENTITY_ID" : "IDP_ENTITY_ID"] = issuer
+        }
+        // Metadata the recorded client fetched (pysaml2 reads the IdP's from its entity ID).
+        for entry in chain.entries where parameters["IDP_ENTITY_ID"] == nil {
+            guard let body = entry.response.body, entry.response.bodyBase64 != true, body.contains("IDPSSODescriptor"),
+                  let document = try? XMLDocument(parsing: Array(body.utf8)), document.root.localName == "EntityDescriptor",
+                  let entityID = document.root.attribute("entityID"), !entityID.contains(ReplayTemplate.open) else { continue }
+            parameters["IDP_ENTITY_ID"] = entityID
+        }
+        if let soap = chain.messages.first(where: { $0.binding == .soap && $0.kind == .request }),
+           let entry = chain.entries.first(where: { $0.request.carries == soap.name }), let base = local(entry.origin) {
+            parameters["IDP_ECP_URL"] = base + entry.request.path
+        }
+        return parameters
+    }
+
     /// Forgets what the clients did (consumed entries, bound and generated values), so the next
     /// client starts the chain from the beginning.
     public func reset() { engine.reset() }

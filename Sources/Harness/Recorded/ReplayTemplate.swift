@@ -30,6 +30,8 @@ public enum ReplayTemplate {
         /// `AuthState` carries its return URL, RelayState included, that way).
         case url2
         case redirect, base64
+        /// A message's XML inline, without its XML declaration (in a SOAP envelope's body).
+        case inline
     }
 
     /// One placeholder: a variable, a message (`msg.NAME`), or `redacted.…` (a fixed stand-in).
@@ -175,7 +177,7 @@ public enum ReplayTemplate {
     /// Encodes a value for the place a filter names.
     public static func encode(_ value: String, _ filter: Filter?) -> String {
         switch filter {
-        case nil, .redirect, .base64: value
+        case nil, .redirect, .base64, .inline: value
         case .url: PercentEncoding.queryComponentEncode(value)
         case .url2: PercentEncoding.queryComponentEncode(PercentEncoding.queryComponentEncode(value))
         case .form: PercentEncoding.formEncode(value)

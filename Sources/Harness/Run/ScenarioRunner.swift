@@ -183,6 +183,7 @@ public struct ScenarioRunner: Sendable {
                 ids: SeededIDGenerator(seed: scenario.effectiveSeed), timeScale: timeScale, logger: logger)
             var target = ScenarioTarget.resolve(scenario, ready: nil).scaled(by: timeScale)
             target.start = session.startURL
+            target.parameters.merge(session.clientParameters) { current, _ in current }
             return RunningMocks(target: target, log: session.log, stop: { await session.stop(grace: grace) })
         }
         var profile = try loader.profile(named: scenario.profile ?? "shibboleth")

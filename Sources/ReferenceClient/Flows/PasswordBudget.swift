@@ -41,14 +41,18 @@ struct ChallengeResponder {
     let budget: PasswordBudget
 
     /// Nil when `response` is not a challenge; else the answer to the last retry.
-    func answer(_ response: HTTPResponse) async throws -> HTTPResponse? {
+    /// `credentialsSent`: the challenged request already carried the credentials, so the
+    /// challenge refuses them (it counts as a refusal, not a fresh challenge).
+    func answer(_ response: HTTPResponse, credentialsSent: Bool = false) async throws -> HTTPResponse? {
         guard response.status == 401, !Challenge.parse(response.header("WWW-Authenticate") ?? "").isEmpty else { return nil }
         guard let username = configuration.username, let password = configuration.password else {
             throw ClientFailure("\(response.errorSummary): the server asks for credentials and none were given")
         }
         var current = response
         var digest: DigestAuthenticator?
-        var lastSpace: String?
+        var lastSpace: String? = credentialsSent
+            ? "\(Origin(response.request.url)?.description ?? "") \(Challenge.parse(response.header("WWW-Authenticate") ?? "").first?.parameters["realm"] ?? "")"
+            : nil
         while current.status == 401 {
             let challenges = Challenge.parse(current.header("WWW-Authenticate") ?? "")
             // A refusal is a new challenge from the protection space just answered (origin

@@ -88,7 +88,7 @@ public enum SOAPBinding {
     }
 
     /// `xml` without a leading `<?xml …?>` declaration (and the whitespace after it).
-    static func withoutXMLDeclaration(_ xml: String) -> String {
+    public static func withoutXMLDeclaration(_ xml: String) -> String {
         var s = Substring(xml)
         if s.hasPrefix("\u{FEFF}") { s = s.dropFirst() }
         guard s.hasPrefix("<?xml"), let end = s.firstRange(of: "?>") else { return String(s) }

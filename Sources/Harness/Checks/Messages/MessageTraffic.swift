@@ -72,7 +72,21 @@ enum MessageTraffic {
     }
 
     static func evidence(_ entry: TrafficEntry, _ detail: String, excerpt: String? = nil) -> Evidence {
-        Evidence(exchange: entry.sequence, mock: entry.mock, detail: detail, excerpt: excerpt.map(shorten))
+        Evidence(exchange: entry.sequence, mock: entry.mock, detail: detail + replayContext(entry), excerpt: excerpt.map(shorten))
+    }
+
+    /// For an exchange a replay answered: the recorded entry that answered it and how the
+    /// request differed from the recorded one, or the closest entries when none could.
+    static func replayContext(_ entry: TrafficEntry) -> String {
+        let a = entry.annotations
+        if let number = a["replay.entry"] {
+            return " [replay: recorded entry \(number)" + (a["replay.differences"].map { "; differs: \($0)" } ?? "") + "]"
+        }
+        if a["replay.unmatched"] != nil {
+            return " [replay: not in the recording; closest entries \(a["replay.closest"] ?? "none")"
+                + (a["replay.differences"].map { "; \($0)" } ?? "") + "]"
+        }
+        return ""
     }
 
     static func shorten(_ text: String) -> String {

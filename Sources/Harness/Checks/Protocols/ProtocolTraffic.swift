@@ -13,7 +13,8 @@ enum ProtocolTraffic {
 
     /// Evidence pointing at one exchange.
     static func evidence(_ entry: TrafficEntry, _ detail: String, excerpt: String? = nil) -> Evidence {
-        Evidence(exchange: entry.sequence, mock: entry.mock, detail: detail, excerpt: excerpt.map { self.excerpt($0) })
+        Evidence(exchange: entry.sequence, mock: entry.mock, detail: detail + MessageTraffic.replayContext(entry),
+                 excerpt: excerpt.map { self.excerpt($0) })
     }
 
     /// At most `limit` characters of `text`.
