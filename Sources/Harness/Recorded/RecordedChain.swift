@@ -188,7 +188,9 @@ public struct RecordedChain: Codable, Sendable, Equatable {
     public struct Matching: Codable, Sendable, Equatable {
         public enum Strictness: String, Codable, Sendable, CaseIterable {
             /// The recorded parameter names in their recorded places, the recorded values where
-            /// known, the recorded headers: the recording browser's requests, nothing else.
+            /// known, the recorded headers: the recording browser's requests, nothing else (the
+            /// built-in table of parameters read from anywhere does not apply; the chain's or
+            /// entry's own `anywhere` does). Cookies only rank.
             case strict
             /// The best-scoring entry of the same method and path answers, unless it lacks the
             /// SAML message it carried or half of what was recorded is missing or different.

@@ -59,7 +59,8 @@ public enum RecordedScenarioWriter {
         }
         tags.append("positive")
         var uses = checks.map { CheckUse(id: $0) }
-        if chain.messages.contains(where: { $0.kind == .response && $0.relayState != nil }) {
+        // A RelayState given with a Response (POST) or in the SP's ecp:RelayState (PAOS).
+        if chain.messages.contains(where: { $0.relayState != nil && ($0.kind == .response || $0.binding == .soap) }) {
             uses.append(CheckUse(id: "flow.relaystate-preserved"))
         }
         return Scenario(

@@ -54,7 +54,7 @@ enum ReplayMatcher {
         /// Whether the strictness in force lets this entry answer.
         var accepted: Bool {
             switch strictness {
-            case .strict: differences.allSatisfy { $0.kind == .cookie || $0.kind == .laterCookie }
+            case .strict: differences.allSatisfy { $0.harmless || $0.kind == .cookie || $0.kind == .laterCookie }
             case .default: essentialMissing == nil && score * 2 >= maximum
             case .lenient: true
             }
@@ -149,9 +149,11 @@ enum ReplayMatcher {
         let ignoredParameters = Set(rules.ignoreParameters ?? [])
         let ignoredHeaders = Set((rules.ignoreHeaders ?? []).map { $0.lowercased() })
         let ignoredCookies = Set(rules.ignoreCookies ?? [])
-        let anywhere = anywhereParameters.union(rules.anywhere ?? [])
-        var candidate = Candidate(entry: entry, score: 0, maximum: 0, differences: [],
-                                  strictness: rules.strictness ?? .default)
+        let strictness = rules.strictness ?? .default
+        // Strict: the recorded places, unless the scenario itself names a parameter the server
+        // reads from anywhere (the built-in table does not apply).
+        let anywhere = strictness == .strict ? Set(rules.anywhere ?? []) : anywhereParameters.union(rules.anywhere ?? [])
+        var candidate = Candidate(entry: entry, score: 0, maximum: 0, differences: [], strictness: strictness)
         func note(_ kind: Difference.Kind, _ text: String) { candidate.differences.append(.init(kind: kind, text: text)) }
 
         let sentQuery = request.query

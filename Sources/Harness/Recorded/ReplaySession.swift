@@ -105,8 +105,10 @@ public final class ReplaySession: Sendable {
                   let entityID = document.root.attribute("entityID"), !entityID.contains(ReplayTemplate.open) else { continue }
             parameters["IDP_ENTITY_ID"] = entityID
         }
-        if let soap = chain.messages.first(where: { $0.binding == .soap && $0.kind == .request }),
-           let entry = chain.entries.first(where: { $0.request.carries == soap.name }), let base = local(entry.origin) {
+        // The entry whose request carried a SOAP AuthnRequest is the IdP's ECP endpoint.
+        let soapRequests = Set(chain.messages.filter { $0.binding == .soap && $0.kind == .request }.map(\.name))
+        if let entry = chain.entries.first(where: { $0.request.carries.map(soapRequests.contains) ?? false }),
+           let base = local(entry.origin) {
             parameters["IDP_ECP_URL"] = base + entry.request.path
         }
         return parameters
