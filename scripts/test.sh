@@ -8,6 +8,9 @@ bash scripts/setup-tls.sh
 bash scripts/setup-interop.sh
 bash scripts/setup-shibboleth-sp.sh install
 bash scripts/setup-report-tools.sh
+# The real ECP client libraries (requests-ecp, pysaml2) walk recordings of real products in
+# RecordedRealWalkTests; the real-client suite below uses the same venvs.
+bash scripts/setup-real-clients-python.sh
 swift build --build-tests
 # Three runs: the suites that measure time per case (the hostile-input corpus: every case
 # answered within its hang bound) and the heaviest one (every buggy client through the whole catalog)
