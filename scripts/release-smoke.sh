@@ -331,19 +331,23 @@ if [[ $rc -eq 0 ]]; then judge bench bench "$work/bench.json"; else fail bench "
 if line="$(timeout -k 5 "$hang" python3 "$work/check.py" serve "$bin" "$work/serve.har" 2>&1)"; then ok serve "$line"
 else fail serve "$line $(tail -n 2 "$work/serve.log" | tr '\n' ' ')"; fi
 
-# import-har + replay: the Chrome HAR fixture and the SAML-tracer export, each imported and
-# replayed by the reference client.
+# import-har + replay: the Chrome HAR fixture and the SAML-tracer export, and recordings of a
+# real SimpleSAMLphp + Shibboleth SP (a Firefox-layout login, a failed login, requests-ecp's ECP
+# login), each imported and replayed by the reference client.
 fx=Tests/HarnessTests/Fixtures/recorded
 h import import-har "$fx/shibboleth-login.chrome.har" --out "$work/recorded/smoke-har.yaml" --redact; i1=$rc
 h import2 import-har "$fx/shibboleth-login.saml-tracer.json" --out "$work/recorded/smoke-tracer.yaml"; i2=$rc
-if [[ $i1 -eq 0 && $i2 -eq 0 && -s "$work/recorded/smoke-har.yaml" && -s "$work/recorded/smoke-tracer.yaml" ]] \
+h import3 import-har "$fx/real/ssp-shibboleth-login.firefox.har" --out "$work/recorded/smoke-real.yaml" --redact; i3=$rc
+h import4 import-har "$fx/real/ssp-shibboleth-wrong-password.saml-tracer.json" --out "$work/recorded/smoke-real-failed.yaml" --redact; i4=$rc
+h import5 import-har "$fx/real/ssp-shibboleth-ecp.requests-ecp.har" --out "$work/recorded/smoke-real-ecp.yaml" --redact; i5=$rc
+if [[ $i1 -eq 0 && $i2 -eq 0 && $i3 -eq 0 && $i4 -eq 0 && $i5 -eq 0 && -s "$work/recorded/smoke-har.yaml" && -s "$work/recorded/smoke-tracer.yaml" ]] \
    && grep -q '^redacted [1-9][0-9]* item' "$work/import.out"; then
   h replay run --builtin reference --time-scale 0.1 --scenarios "$work/recorded" --report-dir "$work/replay"
   if [[ $rc -eq 0 ]] && [[ "$(python3 -c 'import json,sys; print(" ".join(sorted(r["scenario"]+"="+r["status"] for r in map(json.loads, open(sys.argv[1])) if "status" in r)))' "$work/replay/results.jsonl")" \
-        == "smoke-har=pass smoke-tracer=pass" ]]; then
-    ok import-har "HAR (redacted: $(grep -o '^redacted [0-9]*' "$work/import.out" | cut -d' ' -f2) items) and SAML-tracer imported; both replays pass with the reference client"
+        == "smoke-har=pass smoke-real=pass smoke-real-ecp=pass smoke-real-failed=pass smoke-tracer=pass" ]]; then
+    ok import-har "HAR (redacted: $(grep -o '^redacted [0-9]*' "$work/import.out" | cut -d' ' -f2) items), SAML-tracer and three real recordings (login, failed login, ECP) imported; every replay passes with the reference client"
   else fail import-har "replay exit $rc: $(tailof replay)"; fi
-else fail import-har "imports exit $i1/$i2: $(tailof import) $(tailof import2)"; fi
+else fail import-har "imports exit $i1/$i2/$i3/$i4/$i5: $(tailof import) $(tailof import2) $(tailof import3)"; fi
 
 # attack-sp against the mock SP: hardened, every attack rejected (nameid-comment read whole), exit 0;
 # stock Shibboleth, what a real Shibboleth SP 3.4.1 does (xsw3 and second-assertion ignored, SHA-1 and
