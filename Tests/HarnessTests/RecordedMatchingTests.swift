@@ -217,3 +217,23 @@ import TestSupport
         #expect(!yaml.contains("peer pass") && !yaml.contains("peer-alice"))
     }
 }
+
+/// A replay listener closes connections like every mock (MockServerGroup's HTTP/1 channel):
+/// 413 and a lingering close for a body over the limit, the close after an HTTP/1.0 answer.
+@Suite struct ReplayConnectionTests {
+    @Test func aReplayListenerRefusesTwentyMegabytesAndCloses() async throws {
+        let log = TrafficLog()
+        try await RecordedSupport.withReplay(try RecordedMatchingTests.scenario(), log: log) { session in
+            let port = try #require(URLComponents(string: session.startURL)?.port)
+            let size = 20 * 1024 * 1024
+            let head = RawHTTPExchange.postHead("/Shibboleth.sso/SAML2/POST", port: port, bodyBytes: size)
+            let exchange = try await RawHTTPExchange.send(port: port, head: head, bodyBytes: size)
+            #expect(exchange.statusLine.hasPrefix("HTTP/1.1 413"))
+            #expect(exchange.header("Connection") == ["close"])
+            #expect(exchange.error == 0 && exchange.sent == head.utf8.count + size)
+            #expect(log.entries.last?.annotations["refused"] == "body.too-large")
+            let old = try await RawHTTPExchange.send(port: port, head: "GET /secure/whoami.shtml HTTP/1.0\r\n\r\n")
+            #expect(old.header("Connection") == ["close"] && old.error == 0, "\(old.statusLine)")
+        }
+    }
+}
