@@ -41,7 +41,7 @@ enum RecordedSupport {
     }
 
     /// Runs a Web SSO login with the in-process browser from `start`: the IdP's login form
-    /// (any credentials: the replay matches keys, not values), consent, the auto-posted form.
+    /// (any credentials: a replay stores no password), consent, the auto-posted form.
     /// Returns the SP's answer to the ACS post (not followed) and the final page.
     static func login(_ browser: TestBrowser, start: String, username: String = "someone",
                       password: String = "whatever") async throws -> (acs: TestBrowser.Page, final: TestBrowser.Page) {

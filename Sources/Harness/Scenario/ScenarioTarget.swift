@@ -32,7 +32,7 @@ public struct ScenarioTarget: Codable, Sendable, Equatable {
     public static func resolve(_ scenario: Scenario, ready: ReadyInfo?) -> ScenarioTarget {
         let user = scenario.user
         guard let ready else {
-            // A replay matches form posts by their keys: any credentials log in, so a client
+            // A replay never stores passwords or user names: any credentials log in, so a client
             // is given some when the recording names none.
             return ScenarioTarget(
                 id: scenario.id, flow: scenario.flow.rawValue, title: scenario.title, start: "",
