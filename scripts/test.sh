@@ -14,7 +14,8 @@ bash scripts/setup-real-clients-python.sh
 swift build --build-tests
 # Four runs: the suites that measure time per case (the hostile-input corpus: every case
 # answered within its hang bound), the heaviest one (every buggy client through the whole catalog)
-# each get the machine to themselves, so neither skews the other's clocks or the rest.
+# and the real-recording walks each get the machine to themselves, so none skews the others'
+# clocks or the rest.
 swift test --skip-build --skip HostileCorpusTests --skip MutationTests \
     --skip RecordedRealWalkTests --skip ConnectionCloseTests --skip ReplayConnectionTests
 swift test --skip-build --filter HostileCorpusTests
