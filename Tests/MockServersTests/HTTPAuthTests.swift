@@ -363,7 +363,11 @@ import Testing
     }
 
     /// A loopback port nothing listens on: bound by a mock, then released.
+    /// A loopback port nothing listens on. Below Linux's ephemeral range (32768–60999), so no
+    /// listener of a test running meanwhile is given it — a port just freed by a stopped
+    /// listener was (seen on a fresh CI clone: the proxy reached a live mock and got 404).
     static func closedPort() async throws -> Int {
+        for port in [1, 9, 13, 37] where !LoopbackSocket.isListening(port) { return port }
         let servers = try await MockServerGroup.start([.init(handler: CookieRedirectOrigin())], log: TrafficLog())
         let port = try #require(servers.binding(of: "origin")).port
         await servers.stop()
