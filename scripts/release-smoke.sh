@@ -344,7 +344,7 @@ if [[ $i1 -eq 0 && $i2 -eq 0 && $i3 -eq 0 && $i4 -eq 0 && $i5 -eq 0 && -s "$work
    && grep -q '^redacted [1-9][0-9]* item' "$work/import.out"; then
   h replay run --builtin reference --time-scale 0.1 --scenarios "$work/recorded" --report-dir "$work/replay"
   if [[ $rc -eq 0 ]] && [[ "$(python3 -c 'import json,sys; print(" ".join(sorted(r["scenario"]+"="+r["status"] for r in map(json.loads, open(sys.argv[1])) if "status" in r)))' "$work/replay/results.jsonl")" \
-        == "smoke-har=pass smoke-real=pass smoke-real-ecp=pass smoke-real-failed=pass smoke-tracer=pass" ]]; then
+        == "smoke-har=pass smoke-real-ecp=pass smoke-real-failed=pass smoke-real=pass smoke-tracer=pass" ]]; then
     ok import-har "HAR (redacted: $(grep -o '^redacted [0-9]*' "$work/import.out" | cut -d' ' -f2) items), SAML-tracer and three real recordings (login, failed login, ECP) imported; every replay passes with the reference client"
   else fail import-har "replay exit $rc: $(tailof replay)"; fi
 else fail import-har "imports exit $i1/$i2/$i3/$i4/$i5: $(tailof import) $(tailof import2) $(tailof import3)"; fi
