@@ -19,11 +19,12 @@ Success: the last answer is 200 and shows no password field. The last page is th
 Environment: SAMLH_START_URL, SAMLH_USERNAME, SAMLH_PASSWORD, SAMLH_RESULT_FILE,
 SAMLH_REQUEST_TIMEOUT (seconds, default 10). Exit 0 on success, 1 on a reported failure.
 """
-import json
 import os
 import sys
 
 import mechanize
+
+import replay_result  # beside this script
 
 
 def walk(start, username, password, timeout, max_steps=12):
@@ -80,18 +81,10 @@ def main():
     try:
         response, pages = walk(env["SAMLH_START_URL"], env.get("SAMLH_USERNAME", ""), env.get("SAMLH_PASSWORD", ""), timeout)
         body = response.get_data().decode("utf-8", "replace")
-        ok = response.code == 200 and not has_password_field(body)
-        error = ""
-        if not ok:
-            why = "the login form came back" if has_password_field(body) else "HTTP %d" % response.code
-            error = "%s at %s: %s" % (why, response.geturl(), body[:2000])
-        result = {"outcome": "success" if ok else "failure", "resource": body, "error": error,
-                  "details": {"url": response.geturl(), "status": str(response.code), "pages": json.dumps(pages)}}
+        result = replay_result.page_result(response.geturl(), response.code, body, pages, has_password_field(body))
     except Exception as error:  # noqa: BLE001 - a network error, a page mechanize cannot parse
-        result = {"outcome": "failure", "resource": "", "error": "%s: %s" % (type(error).__name__, error)}
-    with open(env["SAMLH_RESULT_FILE"], "w", encoding="utf-8") as f:
-        json.dump(result, f, ensure_ascii=False)
-    return 0 if result["outcome"] == "success" else 1
+        result = replay_result.error_result(error)
+    return replay_result.write(result, env["SAMLH_RESULT_FILE"])
 
 
 if __name__ == "__main__":

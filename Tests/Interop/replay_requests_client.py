@@ -19,13 +19,14 @@ Environment: SAMLH_START_URL, SAMLH_USERNAME, SAMLH_PASSWORD, SAMLH_RESULT_FILE,
 SAMLH_REQUEST_TIMEOUT (seconds, default 10), SAMLH_CA_FILE (https mocks). Exit 0 on success,
 1 on a reported failure.
 """
-import json
 import os
 import sys
 from html.parser import HTMLParser
 from urllib.parse import urljoin
 
 import requests
+
+import replay_result  # beside this script
 
 USERISH = ("user", "login", "email", "mail", "uid", "name", "j_username")
 
@@ -152,18 +153,11 @@ def main():
     try:
         response, pages = walk(env["SAMLH_START_URL"], env.get("SAMLH_USERNAME", ""), env.get("SAMLH_PASSWORD", ""),
                                timeout, verify)
-        ok = response.status_code == 200 and not has_password_field(response.text)
-        error = ""
-        if not ok:
-            why = "the login form came back" if has_password_field(response.text) else "HTTP %d" % response.status_code
-            error = "%s at %s: %s" % (why, response.url, response.text[:2000])
-        result = {"outcome": "success" if ok else "failure", "resource": response.text, "error": error,
-                  "details": {"url": response.url, "status": str(response.status_code), "pages": json.dumps(pages)}}
+        result = replay_result.page_result(response.url, response.status_code, response.text, pages,
+                                           has_password_field(response.text))
     except Exception as error:  # noqa: BLE001 - a network error, a page that cannot be read
-        result = {"outcome": "failure", "resource": "", "error": "%s: %s" % (type(error).__name__, error)}
-    with open(env["SAMLH_RESULT_FILE"], "w", encoding="utf-8") as f:
-        json.dump(result, f, ensure_ascii=False)
-    return 0 if result["outcome"] == "success" else 1
+        result = replay_result.error_result(error)
+    return replay_result.write(result, env["SAMLH_RESULT_FILE"])
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ extension ImportBuilder {
             } else if working.request.method == "POST", working.formParams.contains(where: { Self.isPasswordField($0.name) }),
                       !messages.contains(where: { $0.kind == .response }),
                       let form = entries[..<index].last(where: { $0.body != nil && !$0.bodyBase64 })?.body,
-                      form.range(of: #"type\s*=\s*["']?password"#, options: [.regularExpression, .caseInsensitive]) != nil {
+                      RecordedScenarioWriter.hasPasswordInput(form) {
                 // A password posted, answered 200, and no Response ever issued: the IdP showed its
                 // login form again (a wrong password), as the page the password was typed into.
                 entries[index].body = form

@@ -32,30 +32,14 @@ public enum RecordedScenarioWriter {
         } else if chain.messages.contains(where: { $0.kind == .response }) {
             tags.append("web-sso")
         }
-        if isFailedLogin(chain) {
-            title = String(("Recorded failed login at " + title.dropFirst("Recorded login at ".count)).prefix(120))
-            description += " The recorded login failed: the login form came back after the password was posted, and no "
-                + "SAML Response was issued."
-            tags += ["bad-password", "negative"]
-            return Scenario(
-                id: id, title: title, description: description, tags: tags, flow: .replay,
-                expect: .init(outcome: .failure, error: "password",
-                              reason: "the recorded IdP answered the password with its login form again and issued no "
-                                + "Response; a client must stop and report the failure"),
-                checks: failureChecks, seed: seed(for: id), replay: chain)
-        }
-        if let refused = refusedAnswer(chain) {
-            description += " The recorded login failed: entry \(refused.number) was answered \(refused.response.status), and no "
-                + "SAML Response was issued."
-            tags.append("negative")
+        if let failure = failure(of: chain) {
+            description += " The recorded login failed: \(failure.what), and no SAML Response was issued."
+            tags += failure.tags + ["negative"]
             return Scenario(
                 id: id, title: String(("Recorded failed login at " + title.dropFirst("Recorded login at ".count)).prefix(120)),
                 description: description, tags: tags, flow: .replay,
-                expect: .init(outcome: .failure, error: String(refused.response.status),
-                              reason: "the recorded server answered \(refused.response.status) and issued no Response; "
-                                + "a client that sends what was recorded meets the same answer and must report it"),
-                checks: [CheckUse(id: "flow.failure-reported"), CheckUse(id: "flow.no-false-success")],
-                seed: seed(for: id), replay: chain)
+                expect: .init(outcome: .failure, error: failure.error, reason: failure.reason),
+                checks: failure.checks, seed: seed(for: id), replay: chain)
         }
         tags.append("positive")
         var uses = checks.map { CheckUse(id: $0) }
@@ -69,10 +53,34 @@ public enum RecordedScenarioWriter {
             checks: uses, seed: seed(for: id), replay: chain)
     }
 
-    /// The checks of a recorded failed login.
-    static var failureChecks: [CheckUse] {
-        [CheckUse(id: "flow.failure-reported"), CheckUse(id: "flow.no-false-success"),
-         CheckUse(id: "flow.bad-password-bounded", params: ["max_attempts": .integer(3)])]
+    /// How a recorded login failed, as its negative scenario says it.
+    struct Failure {
+        var what: String
+        var tags: [String]
+        var error: String
+        var reason: String
+        var checks: [CheckUse]
+    }
+
+    /// A refused password (the login form again) or an error answer at the end, with no
+    /// Response issued; nil for a recording of a login that went through.
+    static func failure(of chain: RecordedChain) -> Failure? {
+        let failed = [CheckUse(id: "flow.failure-reported"), CheckUse(id: "flow.no-false-success")]
+        if isFailedLogin(chain) {
+            return Failure(what: "the login form came back after the password was posted", tags: ["bad-password"],
+                           error: "password",
+                           reason: "the recorded IdP answered the password with its login form again and issued no "
+                               + "Response; a client must stop and report the failure",
+                           checks: failed + [CheckUse(id: "flow.bad-password-bounded", params: ["max_attempts": .integer(3)])])
+        }
+        if let refused = refusedAnswer(chain) {
+            let status = refused.response.status
+            return Failure(what: "entry \(refused.number) was answered \(status)", tags: [], error: String(status),
+                           reason: "the recorded server answered \(status) and issued no Response; a client that sends "
+                               + "what was recorded meets the same answer and must report it",
+                           checks: failed)
+        }
+        return nil
     }
 
     /// A recording of a login that failed: a password was posted, the answer showed the login
@@ -96,7 +104,12 @@ public enum RecordedScenarioWriter {
     /// Whether a recorded answer is a page with a password field (a login form).
     static func showsLoginForm(_ response: RecordedChain.Response) -> Bool {
         guard (200..<300).contains(response.status), response.bodyBase64 != true, let body = response.body else { return false }
-        return body.range(of: #"<input[^>]*type\s*=\s*["']?password"#, options: [.regularExpression, .caseInsensitive]) != nil
+        return hasPasswordInput(body)
+    }
+
+    /// Whether an HTML text has an `<input type="password">`.
+    static func hasPasswordInput(_ html: String) -> Bool {
+        html.range(of: #"<input[^>]*type\s*=\s*["']?password"#, options: [.regularExpression, .caseInsensitive]) != nil
     }
 
     /// A stable seed from the scenario id (FNV-1a 64, within JSON's exact integer range).

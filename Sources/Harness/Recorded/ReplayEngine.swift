@@ -21,6 +21,7 @@ final class ReplayEngine: Sendable {
     /// The chain as loaded (origins as recorded).
     let chain: RecordedChain
     let keys: ReplayKeys
+    let cookieIndex: ReplayMatcher.CookieIndex
     let clock: any SAMLClock
     let ids: any IDGenerator
     /// What the recorded waits are multiplied by (`--time-scale`), when the chain replays them.
@@ -32,6 +33,7 @@ final class ReplayEngine: Sendable {
     init(chain: RecordedChain, keys: ReplayKeys, clock: any SAMLClock, ids: any IDGenerator, timeScale: Double = 1) {
         self.chain = chain
         self.keys = keys
+        self.cookieIndex = ReplayMatcher.CookieIndex(chain)
         self.clock = clock
         self.ids = ids
         self.timeScale = timeScale
@@ -93,7 +95,7 @@ final class ReplayEngine: Sendable {
         return state.withLock { state -> MockResponse in
             let known = state.values
             let (best, candidates) = ReplayMatcher.match(
-                request, origin: origin, in: local, consumed: state.consumed,
+                request, origin: origin, in: local, cookieIndex: cookieIndex, consumed: state.consumed,
                 value: { Self.knownValue($0, values: known) }, cookiesSet: state.cookiesSet)
             guard let best else {
                 return ReplayMatcher.unmatched(request, origin: origin, in: local, candidates: candidates)

@@ -122,13 +122,14 @@ enum ReplayMatcher {
     /// The entry that answers `request`, or nil (with the closest candidates) when none may.
     /// `value` renders a recorded value template with the values the replay knows now (nil
     /// when one of its variables has none yet); `cookiesSet` are the cookies the replay set.
-    static func match(_ request: MockRequest, origin: String, in chain: RecordedChain, consumed: Set<Int>,
-                      value: (String) -> String?, cookiesSet: [String: String]) -> (Candidate?, [Candidate]) {
+    static func match(_ request: MockRequest, origin: String, in chain: RecordedChain, cookieIndex: CookieIndex,
+                      consumed: Set<Int>, value: (String) -> String?,
+                      cookiesSet: [String: String]) -> (Candidate?, [Candidate]) {
         let path = normalizedPath(request.path)
         let candidates = chain.entries
             .filter { $0.origin == origin && $0.request.method == request.method.uppercased()
                 && normalizedPath($0.request.path) == path }
-            .map { score(request, against: $0, chain: chain, value: value, cookiesSet: cookiesSet) }
+            .map { score(request, against: $0, chain: chain, cookieIndex: cookieIndex, value: value, cookiesSet: cookiesSet) }
         let accepted = candidates.filter(\.accepted)
         // The fewest differences answer, then the best score; among equals, an entry not yet
         // answered, first in recorded order (a wrong then a right password: the same request
@@ -144,7 +145,7 @@ enum ReplayMatcher {
     }
 
     static func score(_ request: MockRequest, against entry: RecordedChain.Entry, chain: RecordedChain,
-                      value: (String) -> String?, cookiesSet: [String: String]) -> Candidate {
+                      cookieIndex: CookieIndex, value: (String) -> String?, cookiesSet: [String: String]) -> Candidate {
         let rules = (chain.matching ?? .init()).overlaid(by: entry.request.match)
         let ignoredParameters = Set(rules.ignoreParameters ?? [])
         let ignoredHeaders = Set((rules.ignoreHeaders ?? []).map { $0.lowercased() })
@@ -197,20 +198,21 @@ enum ReplayMatcher {
                 candidate.score += 2
             }
         }
-        var extra: [(String, Place)] = []
-        for parameter in sentQuery where !recordedNames.contains(parameter.name) { extra.append((parameter.name, .query)) }
-        for (name, _) in sentForm where !recordedNames.contains(name) { extra.append((name, .form)) }
-        // A name recorded in the other place and sent in both: the duplicate, not an extra.
-        for (name, place) in Set(sentQuery.map(\.name)).map({ ($0, Place.query) }) + Set(sentForm.map(\.0)).map({ ($0, Place.form) })
-        where recordedNames.contains(name) && !recorded.contains(where: { $0 == (name, place) })
-            && sent(name, place == .query ? .form : .query) != nil {
-            if anywhere.contains(name) {
-                note(.anywhere, "\(name) sent in the \(place.rawValue) as well (read from either)")
-            } else {
-                extra.append((name, place))
+        // Each name sent in a place it was not recorded in, once, in the order sent: an extra, or
+        // — recorded in the other place and sent there too — a duplicate, harmless for a
+        // parameter the server reads from either place. (Sent only in the other place: `moved`,
+        // above.)
+        var seen = Set<String>()
+        let sentNames = sentQuery.map { ($0.name, Place.query) } + sentForm.map { ($0.0, Place.form) }
+        for (name, place) in sentNames where seen.insert("\(place.rawValue) \(name)").inserted
+            && !recorded.contains(where: { $0 == (name, place) }) && !ignoredParameters.contains(name) {
+            if recordedNames.contains(name) {
+                guard sent(name, place == .query ? .form : .query) != nil else { continue }
+                if anywhere.contains(name) {
+                    note(.anywhere, "\(name) sent in the \(place.rawValue) as well (read from either)")
+                    continue
+                }
             }
-        }
-        for (name, place) in extra where !ignoredParameters.contains(name) {
             note(.extra, "\(place.rawValue) \(name) not in the recording")
             candidate.score -= 1
         }
@@ -246,7 +248,7 @@ enum ReplayMatcher {
         for name in entry.request.cookies ?? [] where !ignoredCookies.contains(name) {
             // Only the cookies the recorded servers set before this request count: one the
             // browser brought along from before the recording cannot be expected.
-            guard setsCookie(name, before: entry.number, in: chain) else { continue }
+            guard cookieIndex.sets(name, before: entry.number) else { continue }
             candidate.maximum += 1
             guard let expected = cookiesSet[name] else {
                 // The recorded request came after the answer that set it; this one comes before.
@@ -261,7 +263,7 @@ enum ReplayMatcher {
         }
         let recordedCookies = Set(entry.request.cookies ?? [])
         for cookie in request.cookies where !recordedCookies.contains(cookie.name) && !ignoredCookies.contains(cookie.name)
-            && cookiesSet[cookie.name] == cookie.value && !setsCookie(cookie.name, before: entry.number, in: chain) {
+            && cookiesSet[cookie.name] == cookie.value && !cookieIndex.sets(cookie.name, before: entry.number) {
             note(.laterCookie, "cookie \(cookie.name) sent, set in the recording only after this request")
         }
         if let carried = entry.request.carries, let message = chain.message(named: carried) {
@@ -283,14 +285,24 @@ enum ReplayMatcher {
                                               options: .regularExpression) != nil
     }
 
-    /// Whether an answer recorded before entry `number` sets the cookie `name`.
-    static func setsCookie(_ name: String, before number: Int, in chain: RecordedChain) -> Bool {
-        chain.entries.contains { entry in
-            entry.number < number && entry.response.headers.contains { header in
-                header.name.caseInsensitiveCompare("Set-Cookie") == .orderedSame
-                    && header.value.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces) == name
+    /// The first entry whose recorded answer sets each cookie, worked out once per chain.
+    struct CookieIndex: Sendable {
+        let firstSet: [String: Int]
+
+        init(_ chain: RecordedChain) {
+            var first: [String: Int] = [:]
+            for entry in chain.entries {
+                for header in entry.response.headers where header.name.caseInsensitiveCompare("Set-Cookie") == .orderedSame {
+                    guard let name = header.value.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
+                    else { continue }
+                    first[name] = min(first[name] ?? entry.number, entry.number)
+                }
             }
+            firstSet = first
         }
+
+        /// Whether an answer recorded before entry `number` sets the cookie `name`.
+        func sets(_ name: String, before number: Int) -> Bool { (firstSet[name] ?? Int.max) < number }
     }
 
     static func isForm(_ request: MockRequest) -> Bool {
