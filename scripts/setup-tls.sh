@@ -18,6 +18,21 @@
 # on Linux (libcurl with the distribution bundle), curl, OpenSSL — talk to the https mocks.
 # Clients with a bundle of their own (Python requests → certifi) get SAMLH_CA_FILE from the
 # runner. See docs/tls.md.
+#
+# It also makes the certificate faults the mocks present under the `tls-FAULT=MOCK` knobs,
+# each a chain a client must refuse: faults/FAULT/server.pem is exactly the chain served (leaf
+# first), server.key its key. None is trusted anywhere; all name 127.0.0.1, ::1 and localhost
+# unless said otherwise, and those valid now are renewed like the server certificate.
+#   unknown-ca            from a second CA of its own (faults/unknown-ca/ca.pem), served with it
+#   self-signed           a self-signed leaf, alone
+#   expired               from the local CA, valid 2020-01-01 to 2021-01-01
+#   not-yet-valid         from the local CA, valid 2090-01-01 to 2091-01-01
+#   wrong-host            from the local CA for wrong-host.localhost only
+#   missing-intermediate  from an intermediate of the local CA (hence pathlen:1) that the chain
+#                         leaves out; full-chain.pem adds it, to show the leaf is otherwise good
+#   weak-key              from the local CA, with an RSA-1024 key
+#   sha1                  from the local CA, signed ecdsa-with-SHA1
+# The ones from the local CA (served with it) are made again whenever it changes.
 set -euo pipefail
 
 dir="${SAMLH_TLS_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/samlharness/tls}"
@@ -55,7 +70,7 @@ O = SAMLHarness
 OU = generated on this machine by scripts/setup-tls.sh
 CN = SAMLHarness local test CA
 [v3_ca]
-basicConstraints = critical, CA:TRUE, pathlen:0
+basicConstraints = critical, CA:TRUE, pathlen:1
 keyUsage = critical, keyCertSign, cRLSign
 subjectKeyIdentifier = hash
 nameConstraints = critical, permitted;DNS:localhost
@@ -82,6 +97,182 @@ if [[ ! -f "$dir/server.pem" || ! -f "$dir/server.key" ]] || ! openssl x509 -in 
   echo "setup-tls: issued $dir/server.pem (127.0.0.1, ::1, localhost)"
 fi
 chmod 644 "$dir/ca.pem" "$dir/server.pem"
+
+# The certificate faults (see the top). One is made again when its files are incomplete or do
+# not fit together, when the local CA changed (faults/ca.sha256: the ones it issued), when this
+# recipe changed (faults/recipe.sha256: all) or, for those valid now, 30 days before they expire.
+faults="$dir/faults"
+fault_names=(unknown-ca self-signed expired not-yet-valid wrong-host missing-intermediate weak-key sha1)
+by_trusted_ca=" expired not-yet-valid wrong-host missing-intermediate weak-key sha1 "
+san="IP:127.0.0.1, IP:0:0:0:0:0:0:0:1, DNS:localhost"
+mkdir -p "$faults"
+chmod 700 "$faults"
+work="$(mktemp -d)"
+trap 'rm -rf "$work" "$faults"/.new-*' EXIT
+
+# Runs an openssl command quietly; on failure shows what it said (never a key: keys go to files).
+ossl() {
+  if ! openssl "$@" >"$work/out" 2>"$work/err"; then
+    echo "setup-tls: openssl $1 failed:" >&2
+    cat "$work/err" >&2
+    exit 1
+  fi
+}
+# leaf_ext FILE SAN [KEYUSAGE]: the extensions of a server certificate, as server.ext.
+leaf_ext() {
+  printf '%s\n' "basicConstraints = critical, CA:FALSE" "keyUsage = critical, ${3:-digitalSignature}" \
+    "extendedKeyUsage = serverAuth" "subjectKeyIdentifier = hash" "subjectAltName = $2" >"$1"
+}
+ec_key() { ossl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1"; }
+serial() { echo "0x$(openssl rand -hex 16)"; }
+# sign CSR CA_PEM CA_KEY EXT OUT [DIGEST]: issued for 825 days from now.
+sign() {
+  ossl x509 -req -in "$1" -CA "$2" -CAkey "$3" -set_serial "$(serial)" -days 825 -"${6:-sha256}" \
+    -extfile "$4" -out "$5"
+}
+# sign_fixed CSR EXT OUT START END: issued by the trusted CA for fixed dates (YYYYMMDDHHMMSSZ),
+# through `openssl ca` (OpenSSL 3.0's `x509 -req` cannot set them) and a throwaway database.
+sign_fixed() {
+  local db="$work/ca-db"
+  rm -rf "$db"
+  mkdir "$db"
+  : >"$db/index.txt"
+  openssl rand -hex 16 >"$db/serial"
+  printf '%s\n' "[ca]" "default_ca = fault_ca" "[fault_ca]" "database = $db/index.txt" "new_certs_dir = $db" \
+    "serial = $db/serial" "default_md = sha256" "policy = any" "email_in_dn = no" "unique_subject = no" \
+    "[any]" "organizationName = optional" "organizationalUnitName = optional" "commonName = supplied" >"$db/ca.cnf"
+  ossl ca -batch -notext -config "$db/ca.cnf" -cert "$dir/ca.pem" -keyfile "$dir/ca.key" -preserveDN \
+    -startdate "$4" -enddate "$5" -extfile "$2" -in "$1" -out "$3"
+  rm -rf "$db"
+}
+# chain LEAF [CERT…]: the leaf (as openssl writes it) and then the given certificates.
+chain() { openssl x509 -in "$1"; shift; if [[ $# -gt 0 ]]; then cat "$@"; fi; }
+
+# make_fault NAME DIR: writes the fault's files into DIR.
+make_fault() {
+  local d="$2" subj="/O=SAMLHarness/OU=certificate fault: $1/CN=localhost"
+  case "$1" in
+    unknown-ca)
+      printf '%s\n' "[req]" "distinguished_name = dn" "prompt = no" "x509_extensions = v3_ca" "[dn]" \
+        "O = SAMLHarness" "OU = generated on this machine by scripts/setup-tls.sh, never trusted" \
+        "CN = SAMLHarness untrusted test CA" "[v3_ca]" "basicConstraints = critical, CA:TRUE, pathlen:0" \
+        "keyUsage = critical, keyCertSign, cRLSign" "subjectKeyIdentifier = hash" \
+        "nameConstraints = critical, permitted;DNS:localhost" >"$work/ca.cnf"
+      ec_key "$d/ca.key"
+      ossl req -x509 -new -key "$d/ca.key" -days 3650 -set_serial "$(serial)" -config "$work/ca.cnf" -out "$d/ca.pem"
+      ec_key "$d/server.key"
+      ossl req -new -key "$d/server.key" -subj "$subj" -out "$work/leaf.csr"
+      leaf_ext "$work/leaf.ext" "$san"
+      sign "$work/leaf.csr" "$d/ca.pem" "$d/ca.key" "$work/leaf.ext" "$work/leaf.pem"
+      chain "$work/leaf.pem" "$d/ca.pem" >"$d/server.pem" ;;
+    self-signed)
+      ec_key "$d/server.key"
+      ossl req -new -key "$d/server.key" -subj "$subj" -out "$work/leaf.csr"
+      leaf_ext "$work/leaf.ext" "$san"
+      ossl x509 -req -in "$work/leaf.csr" -key "$d/server.key" -set_serial "$(serial)" -days 825 -sha256 \
+        -extfile "$work/leaf.ext" -out "$work/leaf.pem"
+      chain "$work/leaf.pem" >"$d/server.pem" ;;
+    expired|not-yet-valid)
+      ec_key "$d/server.key"
+      ossl req -new -key "$d/server.key" -subj "$subj" -out "$work/leaf.csr"
+      leaf_ext "$work/leaf.ext" "$san"
+      printf '%s\n' "authorityKeyIdentifier = keyid" >>"$work/leaf.ext"
+      if [[ "$1" == expired ]]; then
+        sign_fixed "$work/leaf.csr" "$work/leaf.ext" "$work/leaf.pem" 20200101000000Z 20210101000000Z
+      else
+        sign_fixed "$work/leaf.csr" "$work/leaf.ext" "$work/leaf.pem" 20900101000000Z 20910101000000Z
+      fi
+      chain "$work/leaf.pem" "$dir/ca.pem" >"$d/server.pem" ;;
+    wrong-host)
+      ec_key "$d/server.key"
+      ossl req -new -key "$d/server.key" -subj "/O=SAMLHarness/OU=certificate fault: $1/CN=wrong-host.localhost" \
+        -out "$work/leaf.csr"
+      leaf_ext "$work/leaf.ext" "DNS:wrong-host.localhost"
+      sign "$work/leaf.csr" "$dir/ca.pem" "$dir/ca.key" "$work/leaf.ext" "$work/leaf.pem"
+      chain "$work/leaf.pem" "$dir/ca.pem" >"$d/server.pem" ;;
+    missing-intermediate)
+      ec_key "$d/intermediate.key"
+      ossl req -new -key "$d/intermediate.key" -out "$work/intermediate.csr" \
+        -subj "/O=SAMLHarness/OU=generated on this machine by scripts\/setup-tls.sh/CN=SAMLHarness local test intermediate CA"
+      printf '%s\n' "basicConstraints = critical, CA:TRUE, pathlen:0" "keyUsage = critical, keyCertSign, cRLSign" \
+        "subjectKeyIdentifier = hash" "authorityKeyIdentifier = keyid" >"$work/intermediate.ext"
+      sign "$work/intermediate.csr" "$dir/ca.pem" "$dir/ca.key" "$work/intermediate.ext" "$d/intermediate.pem"
+      ec_key "$d/server.key"
+      ossl req -new -key "$d/server.key" -subj "$subj" -out "$work/leaf.csr"
+      leaf_ext "$work/leaf.ext" "$san"
+      sign "$work/leaf.csr" "$d/intermediate.pem" "$d/intermediate.key" "$work/leaf.ext" "$work/leaf.pem"
+      chain "$work/leaf.pem" >"$d/server.pem"
+      chain "$work/leaf.pem" "$d/intermediate.pem" >"$d/full-chain.pem" ;;
+    weak-key)
+      ossl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:1024 -out "$d/server.key"
+      ossl req -new -key "$d/server.key" -subj "$subj" -out "$work/leaf.csr"
+      leaf_ext "$work/leaf.ext" "$san" "digitalSignature, keyEncipherment"
+      sign "$work/leaf.csr" "$dir/ca.pem" "$dir/ca.key" "$work/leaf.ext" "$work/leaf.pem"
+      chain "$work/leaf.pem" "$dir/ca.pem" >"$d/server.pem" ;;
+    sha1)
+      ec_key "$d/server.key"
+      ossl req -new -key "$d/server.key" -subj "$subj" -out "$work/leaf.csr"
+      leaf_ext "$work/leaf.ext" "$san"
+      sign "$work/leaf.csr" "$dir/ca.pem" "$dir/ca.key" "$work/leaf.ext" "$work/leaf.pem" sha1
+      chain "$work/leaf.pem" "$dir/ca.pem" >"$d/server.pem" ;;
+  esac
+  rm -f "$work"/*.csr "$work"/*.ext "$work"/*.cnf "$work"/*.pem
+}
+
+# fault_ok NAME: the fault's files are complete, its key is the leaf's, it chains (whatever
+# its dates, digest or key size) to its CA and is served as the recipe says.
+key_of_leaf() {
+  local a b
+  a="$(openssl pkey -in "$1" -pubout 2>/dev/null)" && b="$(openssl x509 -in "$2" -noout -pubkey 2>/dev/null)" \
+    && [[ -n "$a" && "$a" == "$b" ]]
+}
+fresh() { openssl x509 -in "$1" -noout -checkend $((30 * 86400)) >/dev/null 2>&1; }
+chains() { openssl verify -no_check_time -auth_level 0 "$@" >/dev/null 2>&1; }
+served() { local f="$1"; shift; [[ "$(cat "$f")" == "$(chain "$@" 2>/dev/null)" ]]; }
+dates() { [[ "$(openssl x509 -in "$1" -noout -startdate -enddate 2>/dev/null)" == "notBefore=$2"$'\n'"notAfter=$3" ]]; }
+by_ca() { chains -CAfile "$dir/ca.pem" "$1/server.pem" && served "$1/server.pem" "$1/server.pem" "$dir/ca.pem"; }
+fault_ok() {
+  local d="$faults/$1"
+  [[ -f "$d/server.pem" && -f "$d/server.key" ]] && key_of_leaf "$d/server.key" "$d/server.pem" || return 1
+  case "$1" in
+    unknown-ca) [[ -f "$d/ca.key" ]] && key_of_leaf "$d/ca.key" "$d/ca.pem" && fresh "$d/ca.pem" && fresh "$d/server.pem" \
+      && chains -CAfile "$d/ca.pem" "$d/server.pem" && served "$d/server.pem" "$d/server.pem" "$d/ca.pem" ;;
+    self-signed) fresh "$d/server.pem" && served "$d/server.pem" "$d/server.pem" ;;
+    expired) dates "$d/server.pem" "Jan  1 00:00:00 2020 GMT" "Jan  1 00:00:00 2021 GMT" && by_ca "$d" ;;
+    not-yet-valid) dates "$d/server.pem" "Jan  1 00:00:00 2090 GMT" "Jan  1 00:00:00 2091 GMT" && by_ca "$d" ;;
+    wrong-host|weak-key|sha1) fresh "$d/server.pem" && by_ca "$d" ;;
+    missing-intermediate) [[ -f "$d/intermediate.key" && -f "$d/full-chain.pem" ]] \
+      && key_of_leaf "$d/intermediate.key" "$d/intermediate.pem" && fresh "$d/intermediate.pem" && fresh "$d/server.pem" \
+      && chains -CAfile "$dir/ca.pem" "$d/intermediate.pem" \
+      && chains -CAfile "$dir/ca.pem" -untrusted "$d/intermediate.pem" "$d/server.pem" \
+      && served "$d/server.pem" "$d/server.pem" && served "$d/full-chain.pem" "$d/server.pem" "$d/intermediate.pem" ;;
+  esac
+}
+
+ca_sum="$(openssl x509 -in "$dir/ca.pem" -noout -fingerprint -sha256)"
+recipe_sum="$({ declare -f make_fault leaf_ext sign sign_fixed chain; echo "$san"; } | openssl dgst -sha256 -r | cut -d' ' -f1)"
+new_ca=0 new_recipe=0
+[[ "$(cat "$faults/ca.sha256" 2>/dev/null)" == "$ca_sum" ]] || new_ca=1
+[[ "$(cat "$faults/recipe.sha256" 2>/dev/null)" == "$recipe_sum" ]] || new_recipe=1
+made=()
+for fault in "${fault_names[@]}"; do
+  if [[ $new_recipe -eq 0 ]] && { [[ $new_ca -eq 0 ]] || [[ "$by_trusted_ca" != *" $fault "* ]]; } && fault_ok "$fault"; then
+    continue
+  fi
+  rm -rf "$faults/.new-$fault"
+  mkdir "$faults/.new-$fault"
+  make_fault "$fault" "$faults/.new-$fault"
+  chmod 600 "$faults/.new-$fault"/*.key
+  chmod 644 "$faults/.new-$fault"/*.pem
+  rm -rf "$faults/$fault"
+  mv "$faults/.new-$fault" "$faults/$fault"
+  made+=("$fault")
+done
+if [[ $new_ca -eq 1 ]]; then printf '%s\n' "$ca_sum" >"$faults/ca.sha256"; fi
+if [[ $new_recipe -eq 1 ]]; then printf '%s\n' "$recipe_sum" >"$faults/recipe.sha256"; fi
+if [[ ${#made[@]} -gt 0 ]]; then
+  echo "setup-tls: made the certificate faults in $faults (${made[*]})"
+fi
 
 if [[ "${1:-}" == "--no-trust" ]]; then
   echo "setup-tls: CA not added to the system store (--no-trust); clients must trust $dir/ca.pem"

@@ -24,8 +24,11 @@ public enum CheckOutcome: Sendable, Equatable {
 public struct CheckContext: Sendable {
     public let scenario: Scenario
     public let target: ScenarioTarget
-    /// The run's exchanges through every mock, in order of arrival.
+    /// The run's HTTP exchanges through every mock, in order of arrival.
     public let entries: [TrafficEntry]
+    /// The run's TLS connections that carried no request (``TrafficEntry/handshake``): a
+    /// refused certificate, a failed handshake. Only the TLS checks read them.
+    public let handshakes: [TrafficEntry]
     public let execution: ClientExecution
     public let truth: Truth
     /// The check's parameters as the scenario gives them.
@@ -35,7 +38,8 @@ public struct CheckContext: Sendable {
                 truth: Truth, params: [String: ParamValue]) {
         self.scenario = scenario
         self.target = target
-        self.entries = entries
+        self.entries = entries.filter(\.isHTTP)
+        self.handshakes = entries.filter { !$0.isHTTP }
         self.execution = execution
         self.truth = truth
         self.params = params

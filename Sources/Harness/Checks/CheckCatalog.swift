@@ -9,6 +9,9 @@ public enum CheckCatalog {
 
     private static let browserFlows: Set<Flow> = [.webSSO, .webSSOIdPInitiated, .casBrowser, .adfsPassive, .opdsSAML, .replay]
     private static let samlPostFlows: Set<Flow> = [.webSSO, .webSSOIdPInitiated, .adfsPassive, .opdsSAML, .replay]
+    /// The flows whose mocks a `tls…` knob can put on https.
+    private static let tlsFlows: Set<Flow> = [.webSSO, .webSSOIdPInitiated, .ecp, .httpBasic, .httpDigest, .casREST, .casBrowser,
+                                              .adfsWSTrust, .adfsPassive, .opdsSAML]
     private static let formLoginFlows: Set<Flow> = [.webSSO, .webSSOIdPInitiated, .casBrowser, .adfsPassive, .opdsSAML]
     private static let credentialFlows: Set<Flow> = [
         .webSSO, .webSSOIdPInitiated, .ecp, .httpBasic, .httpDigest, .proxy, .casREST, .casBrowser, .adfsWSTrust,
@@ -117,6 +120,12 @@ public enum CheckCatalog {
         .init("security.no-https-downgrade", .security,
               "an https→http redirect is refused rather than followed with credentials or tokens",
               reference: "RFC 6797 §12.1; OWASP ASVS 9.1.1", flows: browserFlows.union([.httpBasic, .httpDigest])),
+        .init("security.tls-certificate-validated", .security,
+              "no request goes over a connection whose certificate the client had to refuse (unknown CA, self-signed, expired, not yet valid, another host, missing intermediate, weak key, SHA-1), and the failure names the problem",
+              reference: "RFC 9110 §4.3.4; RFC 5280 §6; RFC 6125 §6; OWASP MASVS-NETWORK-1", flows: tlsFlows),
+        .init("security.tls-legacy-refused", .security,
+              "no request goes over TLS 1.0 or 1.1: a server offering only those is refused, and the failure names the problem",
+              reference: "RFC 8996; RFC 9325 §3.1.1", flows: tlsFlows),
         .init("security.no-credentials-in-url", .security,
               "passwords, tickets and tokens never travel in a URL where the protocol does not put them there",
               reference: "RFC 9110 §4.2.4 (userinfo deprecated); OWASP ASVS 3.1.1", flows: credentialFlows),

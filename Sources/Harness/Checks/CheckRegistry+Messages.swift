@@ -13,5 +13,6 @@ extension CheckRegistry {
         NoPreemptiveCredentialsCheck(), NoPreemptiveProxyCredentialsCheck(), NoCredentialsToOtherHostCheck(), NoHTTPSDowngradeCheck(),
         NoCredentialsInURLCheck(), PasswordOnlyToIdPCheck(), SignatureValidatedCheck(),
         AssertionConditionsValidatedCheck(), RelayStateNotFollowedCheck(), ProxyCredentialsOnlyToProxyCheck(),
+        TLSCertificateValidatedCheck(), TLSLegacyRefusedCheck(),
     ]
 }

@@ -337,12 +337,26 @@ public final class ScenarioLoader: @unchecked Sendable {
         case .cm: ("the circulation manager", [.opdsSAML])
         case .tls: ("the IdP's and SP's listeners", [.webSSO, .webSSOIdPInitiated, .ecp])
         case .httpsDowngrade: ("the SP's redirect after a login", [.webSSO, .webSSOIdPInitiated])
+        case .httpsFor(let mocks), .tlsFault(_, let mocks):
+            ("the listeners of \(Knob.listed(mocks))", mocks.reduce(into: Set<Flow>()) { $0.formUnion(Self.flows(reaching: $1)) })
         case .errorPage200: ("the IdP's error pages", [.webSSO, .webSSOIdPInitiated, .ecp, .opdsSAML])
         default: ("", [])
         }
         guard !flows.isEmpty, !flows.contains(flow) else { return nil }
         return "knob `\(knob.text)` acts on \(mock), which flow `\(flow.rawValue)` never reaches"
             + " (it acts in: \(flows.sorted().map(\.rawValue).joined(separator: ", ")))"
+    }
+
+    /// The flows whose client talks to `mock`.
+    static func flows(reaching mock: TLSMock) -> Set<Flow> {
+        switch mock {
+        case .idp: [.webSSO, .webSSOIdPInitiated, .ecp, .opdsSAML]
+        case .sp: [.webSSO, .webSSOIdPInitiated, .ecp]
+        case .auth: [.httpBasic, .httpDigest]
+        case .cas: [.casREST, .casBrowser]
+        case .adfs: [.adfsWSTrust, .adfsPassive]
+        case .cm: [.opdsSAML]
+        }
     }
 
     static func fits(_ value: ParamValue, _ kind: CheckDescriptor.Parameter.Kind) -> Bool {

@@ -130,6 +130,7 @@ public struct MockRequest: Sendable {
 
     /// The URL this request names, as the client would write it.
     public var url: String {
-        isAbsoluteForm ? target : origin + target
+        if method == "TLS", target == "*" { return origin + "/" }  // a TLS connection without a request
+        return isAbsoluteForm ? target : origin + target
     }
 }

@@ -119,10 +119,13 @@ struct MockHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
     let inner: HTTP1Channel
+    /// Under TLS: where connections that carried no request are recorded.
+    let handshakes: TLSHandshakeRecorder?
     var responder: HTTPChannelHandler.Responder { inner.responder }
 
-    init(responder: @escaping HTTPChannelHandler.Responder) {
+    init(responder: @escaping HTTPChannelHandler.Responder, handshakes: TLSHandshakeRecorder? = nil) {
         inner = HTTP1Channel(responder: responder)
+        self.handshakes = handshakes
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -130,6 +133,7 @@ struct MockHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             let decoder = try channel.pipeline.syncOperations.context(
                 handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try channel.pipeline.syncOperations.addHandler(ConnectionCloseHandler(), position: .after(decoder.handler))
+            if let handshakes { try TLSHandshakeObserver.install(on: channel, recorder: handshakes) }
             return value
         }
     }
@@ -143,5 +147,10 @@ extension HTTPServerBuilder {
     /// HTTP/1 as the mocks serve it: Hummingbird's, closing connections as RFC 9112 says.
     static var mockHTTP1: HTTPServerBuilder {
         .init { responder in MockHTTP1Channel(responder: responder) }
+    }
+
+    /// The same, recording TLS connections that carried no request (for `.tls(…)`).
+    static func mockHTTP1(handshakes: TLSHandshakeRecorder) -> HTTPServerBuilder {
+        .init { responder in MockHTTP1Channel(responder: responder, handshakes: handshakes) }
     }
 }

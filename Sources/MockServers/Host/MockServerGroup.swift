@@ -86,7 +86,10 @@ public final class MockServerGroup: Sendable {
             let server: HTTPServerBuilder
             if let tls = listener.tls {
                 do {
-                    server = try .tls(.mockHTTP1, tlsConfiguration: tls.configuration)
+                    let recorder = TLSHandshakeRecorder(log: log, mock: listener.handler.name,
+                                                        origin: { origins.withLock { $0[name] } ?? "https://\(host)" },
+                                                        fault: tls.fault)
+                    server = try .tls(.mockHTTP1(handshakes: recorder), tlsConfiguration: tls.configuration)
                 } catch {
                     throw StartError(description: "could not set up TLS for \(name) from \(tls.directory.path): \(error)")
                 }

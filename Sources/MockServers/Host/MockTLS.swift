@@ -19,6 +19,8 @@ public struct MockTLS: Sendable {
     public let directory: URL
     /// The server configuration: the certificate chain (leaf, then the CA) and the key.
     public let configuration: TLSConfiguration
+    /// The fault this identity presents (nil: the good certificate every client should trust).
+    public var fault: TLSFault?
 
     /// The CA certificate clients must trust.
     public var caFile: URL { directory.appendingPathComponent("ca.pem") }
@@ -39,20 +41,43 @@ public struct MockTLS: Sendable {
         }
     }
 
-    /// Loads the server certificate, the CA and the key from `directory`.
-    public static func load(from directory: URL = defaultDirectory()) throws -> MockTLS {
+    /// Loads the server certificate, the CA and the key from `directory`; with `fault`, the
+    /// faulty chain and key `scripts/setup-tls.sh` made under `faults/FAULT/` (served exactly
+    /// as that `server.pem` lists it), or for ``TLSFault/legacyProtocol`` the good certificate
+    /// offered over TLS 1.0 and 1.1 only.
+    public static func load(from directory: URL = defaultDirectory(), fault: TLSFault? = nil) throws -> MockTLS {
         guard isSetUp(in: directory) else {
             throw LoadError(description: "no TLS material in \(directory.path) (ca.pem, server.pem, server.key): "
                 + "run `bash scripts/setup-tls.sh` (or set SAMLH_TLS_DIR)")
         }
+        let faultDirectory = fault?.directoryName.map { directory.appendingPathComponent("faults/\($0)") }
+        if let faultDirectory, !["server.pem", "server.key"].allSatisfy({
+            FileManager.default.fileExists(atPath: faultDirectory.appendingPathComponent($0).path)
+        }) {
+            throw LoadError(description: "no certificate for the `\(fault!.rawValue)` fault in \(faultDirectory.path) "
+                + "(server.pem, server.key): run `bash scripts/setup-tls.sh` again (it makes the faults since issue 21)")
+        }
         do {
-            let leaf = try NIOSSLCertificate.fromPEMFile(directory.appendingPathComponent("server.pem").path)
-            let ca = try NIOSSLCertificate.fromPEMFile(directory.appendingPathComponent("ca.pem").path)
-            let key = try NIOSSLPrivateKey(file: directory.appendingPathComponent("server.key").path, format: .pem)
-            guard !leaf.isEmpty else { throw LoadError(description: "server.pem holds no certificate") }
-            let configuration = TLSConfiguration.makeServerConfiguration(
-                certificateChain: (leaf + ca).map { .certificate($0) }, privateKey: .privateKey(key))
-            return MockTLS(directory: directory, configuration: configuration)
+            var configuration: TLSConfiguration
+            if let faultDirectory {
+                let chain = try NIOSSLCertificate.fromPEMFile(faultDirectory.appendingPathComponent("server.pem").path)
+                let key = try NIOSSLPrivateKey(file: faultDirectory.appendingPathComponent("server.key").path, format: .pem)
+                guard !chain.isEmpty else { throw LoadError(description: "faults/\(fault!.rawValue)/server.pem holds no certificate") }
+                configuration = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+            } else {
+                let leaf = try NIOSSLCertificate.fromPEMFile(directory.appendingPathComponent("server.pem").path)
+                let ca = try NIOSSLCertificate.fromPEMFile(directory.appendingPathComponent("ca.pem").path)
+                let key = try NIOSSLPrivateKey(file: directory.appendingPathComponent("server.key").path, format: .pem)
+                guard !leaf.isEmpty else { throw LoadError(description: "server.pem holds no certificate") }
+                configuration = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: (leaf + ca).map { .certificate($0) }, privateKey: .privateKey(key))
+            }
+            if fault == .legacyProtocol {
+                configuration.minimumTLSVersion = .tlsv1
+                configuration.maximumTLSVersion = .tlsv11
+            }
+            return MockTLS(directory: directory, configuration: configuration, fault: fault)
         } catch let error as LoadError {
             throw LoadError(description: "TLS material in \(directory.path): \(error.description)")
         } catch {

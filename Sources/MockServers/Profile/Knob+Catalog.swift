@@ -36,10 +36,26 @@ extension Knob {
         case .errorPage200: "the IdP's error pages (unsupported request, 500, stale request) answered with status 200, as Shibboleth IdP's error views are"
         case .tls: "the IdP and the SP served over https with the harness's local CA (scripts/setup-tls.sh; clients get SAMLH_CA_FILE)"
         case .httpsDowngrade: "the SP (over https) sends the client back after the login to its plain-http twin, as an SP behind a TLS-terminating proxy that thinks it runs on http does"
+        case .httpsFor(let mocks): "\(Knob.listed(mocks)) served over https with the harness's local CA (clients get SAMLH_CA_FILE)"
+        case .tlsFault(let fault, let mocks): "\(Knob.listed(mocks)) served over https presenting a certificate a client must refuse: \(fault.problem)"
         case .cas(let knob): knob.summary
         case .adfs(let knob): knob.summary
         case .cm(let knob): knob.summary
         }
+    }
+
+    public static func listed(_ mocks: [TLSMock]) -> String {
+        let names = mocks.map { mock in
+            switch mock {
+            case .idp: "the IdP"
+            case .sp: "the SP"
+            case .auth: "the HTTP-auth resources"
+            case .cas: "CAS"
+            case .adfs: "AD FS"
+            case .cm: "the circulation manager"
+            }
+        }
+        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
     }
 
     /// The reason code a strict SP (the mock SP) answers the broken Response with; nil when
@@ -72,7 +88,7 @@ extension Knob {
         case .secondAssertion: "assertion.multiple"
         case .nameIDComment: nil
         case .oversized: "response.oversized"
-        case .slow, .noAnswer, .error500, .redirectLoop, .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade: nil
+        case .slow, .noAnswer, .error500, .redirectLoop, .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade, .httpsFor, .tlsFault: nil
         case .cas, .adfs, .cm: nil
         }
     }
@@ -118,6 +134,6 @@ extension Knob {
         .relayStateDropped, .relayStateAltered, .acsOther, .base64Wrapped(64), .base64Wrapped(76),
         .attributeMissing("mail"), .nameIDFormat("urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"),
         .secondAssertion, .nameIDComment, .oversized(2 * 1024 * 1024), .slow(2), .noAnswer(2), .error500, .redirectLoop,
-        .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade,
-    ] + CASKnob.examples.map(Knob.cas) + ADFSKnob.examples.map(Knob.adfs) + CMKnob.examples.map(Knob.cm)
+        .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade, .httpsFor([.cas, .adfs]),
+    ] + TLSFault.allCases.map { .tlsFault($0, [.idp]) } + CASKnob.examples.map(Knob.cas) + ADFSKnob.examples.map(Knob.adfs) + CMKnob.examples.map(Knob.cm)
 }

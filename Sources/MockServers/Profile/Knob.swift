@@ -51,6 +51,11 @@ public enum Knob: Sendable, Equatable, Hashable {
     case tls
     /// After a login the SP redirects from https to its plain-http twin (implies ``tls``).
     case httpsDowngrade
+    /// These mocks served over https with the good certificate (`tls=cas,adfs`).
+    case httpsFor([TLSMock])
+    /// These mocks served over https presenting a certificate (or protocol) the client must
+    /// refuse (`tls-expired=idp`).
+    case tlsFault(TLSFault, [TLSMock])
     /// A knob of the mock CAS server (`cas-…`).
     case cas(CASKnob)
     /// A knob of the mock AD FS (`adfs-…`).
@@ -74,7 +79,7 @@ public enum Knob: Sendable, Equatable, Hashable {
         "expired", "not-yet-valid", "clock-skew", "status", "encrypt-wrong-key", "relaystate", "acs-other",
         "base64-wrap", "attribute-missing", "nameid-format", "second-assertion", "nameid-comment",
         "oversized", "slow", "no-answer", "error-500", "redirect-loop", "truncated-body", "connection-reset", "error-page-200", "tls", "https-downgrade",
-    ] + CASKnob.names + ADFSKnob.names + CMKnob.names
+    ] + TLSFault.allCases.map { "tls-\($0.rawValue)" } + CASKnob.names + ADFSKnob.names + CMKnob.names
 
     /// Parses `name` or `name=value`.
     public init(parsing text: String) throws {
@@ -165,8 +170,14 @@ public enum Knob: Sendable, Equatable, Hashable {
         case "truncated-body": self = try noValue(.truncatedBody)
         case "connection-reset": self = try noValue(.connectionReset)
         case "error-page-200": self = try noValue(.errorPage200)
-        case "tls": self = try noValue(.tls)
+        case "tls": self = value == nil ? .tls : .httpsFor(try TLSMock.parseList(value!, knob: name))
         case "https-downgrade": self = try noValue(.httpsDowngrade)
+        case _ where name.hasPrefix("tls-"):
+            guard let fault = TLSFault(rawValue: String(name.dropFirst(4))) else {
+                throw ParseError(description: "unknown knob `\(name)`; the TLS faults are "
+                    + TLSFault.allCases.map { "tls-\($0.rawValue)" }.joined(separator: ", "))
+            }
+            self = .tlsFault(fault, try TLSMock.parseList(try need("idp|sp|auth|cas|adfs|cm[,…]"), knob: name))
         default:
             if let knob = try CASKnob(name: name, value: value) {
                 self = .cas(knob)
@@ -221,14 +232,25 @@ public enum Knob: Sendable, Equatable, Hashable {
         case .errorPage200: "error-page-200"
         case .tls: "tls"
         case .httpsDowngrade: "https-downgrade"
+        case .httpsFor(let mocks): "tls=\(mocks.map(\.rawValue).joined(separator: ","))"
+        case .tlsFault(let fault, let mocks): "tls-\(fault.rawValue)=\(mocks.map(\.rawValue).joined(separator: ","))"
         case .cas(let knob): knob.text
         case .adfs(let knob): knob.text
         case .cm(let knob): knob.text
         }
     }
 
-    /// Whether the IdP and SP listen on https (``tls`` or ``httpsDowngrade``).
-    public var needsTLS: Bool { self == .tls || self == .httpsDowngrade }
+    /// Whether some mock listens on https under this knob.
+    public var needsTLS: Bool { !httpsMocks.isEmpty }
+
+    /// The mocks this knob puts on https (``tls`` and ``httpsDowngrade``: the IdP and the SP).
+    public var httpsMocks: [TLSMock] {
+        switch self {
+        case .tls, .httpsDowngrade: [.idp, .sp]
+        case .httpsFor(let mocks), .tlsFault(_, let mocks): mocks
+        default: []
+        }
+    }
 
     private static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)

@@ -22,7 +22,7 @@ public final class MockSuite: Sendable {
     public let adfs: ADFSServer
     public let cm: CirculationManager
     public let servers: MockServerGroup
-    /// The https identity of the IdP and SP, when a knob asked for TLS.
+    /// The good https identity (its CA is the one clients trust), when a knob asked for TLS.
     public let tls: MockTLS?
     /// Where other profiles are loaded from when the control API switches.
     public let mockIdPDirectory: URL?
@@ -50,8 +50,10 @@ public final class MockSuite: Sendable {
     /// AD FS `+6`, the circulation manager `+7`.
     ///
     /// Under the `tls` or `https-downgrade` knob the IdP and the SP listen on https with
-    /// `tls` (default: ``MockTLS/load(from:)``, the machine's local CA), and the SP gets a
-    /// plain-http twin, `sp-plain` (one more port), for the SP's downgrading redirect.
+    /// `tls` (default: ``MockTLS/load(from:)``, the machine's local CA); `tls=MOCK,…` names
+    /// other mocks, and `tls-FAULT=MOCK,…` serves those mocks a certificate clients must refuse.
+    /// An https SP gets a plain-http twin, `sp-plain` (one more port), for the SP's
+    /// downgrading redirect.
     public static func start(environment: MockEnvironment, host: String = "127.0.0.1", basePort: Int = 0,
                              log: TrafficLog = TrafficLog(), mockIdPDirectory: URL? = nil,
                              tls: MockTLS? = nil) async throws -> MockSuite {
@@ -68,12 +70,13 @@ public final class MockSuite: Sendable {
         let control = ControlAPI(environment: environment, idp: idp, sp: sp, log: log, mockIdPDirectory: mockIdPDirectory,
                                  resetOthers: { cas.reset(); adfs.reset(); cm.reset() })
         let handlers: [any MockHandler] = [idp, sp, auth, proxy, control, cas, adfs, cm]
-        let identity = environment.knobs.contains(where: \.needsTLS) ? try tls ?? MockTLS.load() : nil
+        let identities = try Self.identities(knobs: environment.knobs, tls: tls)
         var listeners = handlers.enumerated().map { index, handler in
             MockServerGroup.Listener(handler: handler, port: basePort == 0 ? 0 : basePort + index,
-                                     tls: handler.name == "idp" || handler.name == "sp" ? identity : nil)
+                                     tls: TLSMock(rawValue: handler.name).flatMap { identities.served[$0] })
         }
-        if identity != nil {
+        let identity = identities.good
+        if identities.served[.sp] != nil {
             listeners.append(.init(handler: sp, port: basePort == 0 ? 0 : basePort + handlers.count, name: "sp-plain"))
         }
         let servers = try await MockServerGroup.start(listeners, host: host, log: log, logger: environment.logger)
@@ -82,6 +85,25 @@ public final class MockSuite: Sendable {
         }
         return MockSuite(environment: environment, idp: idp, sp: sp, auth: auth, proxy: proxy, cas: cas, adfs: adfs, cm: cm,
                          servers: servers, tls: identity, mockIdPDirectory: mockIdPDirectory)
+    }
+
+    /// The https identity of each mock the knobs put on https: the good one (`tls`, or the
+    /// caller's), or the faulty one a `tls-FAULT=MOCK` knob names (the first such knob wins).
+    static func identities(knobs: [Knob], tls: MockTLS?) throws -> (good: MockTLS?, served: [TLSMock: MockTLS]) {
+        guard knobs.contains(where: \.needsTLS) else { return (nil, [:]) }
+        let good = try tls ?? MockTLS.load()
+        var served: [TLSMock: MockTLS] = [:]
+        var faulty: [TLSFault: MockTLS] = [:]
+        for knob in knobs {
+            guard case .tlsFault(let fault, let mocks) = knob else { continue }
+            let identity = try faulty[fault] ?? MockTLS.load(from: good.directory, fault: fault)
+            faulty[fault] = identity
+            for mock in mocks where served[mock] == nil { served[mock] = identity }
+        }
+        for knob in knobs {
+            for mock in knob.httpsMocks where served[mock] == nil { served[mock] = good }
+        }
+        return (good, served)
     }
 
     /// Loads `profile` and starts the mocks.

@@ -18,9 +18,14 @@ public struct TrafficEntry: Sendable {
     public let waitDuration: TimeInterval
     /// nil when the mock never answered (a `noAnswer` fault).
     public let response: MockResponse?
+    /// Set when this "exchange" is a TLS connection that carried no request (a refused
+    /// certificate, a failed handshake); ``request`` is then a placeholder (method `TLS`,
+    /// target `*`) with the connection's details, and there is no response.
+    public let handshake: TLSHandshakeRecord?
 
     public init(sequence: Int, mock: String, run: String?, request: MockRequest, started: Date,
-                receiveDuration: TimeInterval, waitDuration: TimeInterval, response: MockResponse?) {
+                receiveDuration: TimeInterval, waitDuration: TimeInterval, response: MockResponse?,
+                handshake: TLSHandshakeRecord? = nil) {
         self.sequence = sequence
         self.mock = mock
         self.run = run
@@ -29,8 +34,21 @@ public struct TrafficEntry: Sendable {
         self.receiveDuration = receiveDuration
         self.waitDuration = waitDuration
         self.response = response
+        self.handshake = handshake
     }
 
-    /// Notes the mock attached (e.g. `sp.rejected: audience.mismatch`).
-    public var annotations: [String: String] { response?.annotations ?? [:] }
+    /// True for an HTTP exchange (every entry but a ``handshake`` record).
+    public var isHTTP: Bool { handshake == nil }
+
+    /// Notes the mock attached (e.g. `sp.rejected: audience.mismatch`); for a ``handshake``
+    /// record, `tls.outcome` (`alert:unknown_ca`…), `tls.summary`, and `tls.fault`/`tls.version`
+    /// when known.
+    public var annotations: [String: String] {
+        guard let handshake else { return response?.annotations ?? [:] }
+        var notes = ["tls.outcome": handshake.outcomeName, "tls.summary": handshake.summary]
+        notes["tls.fault"] = handshake.fault?.rawValue
+        notes["tls.version"] = handshake.protocolVersion
+        notes["tls.detail"] = handshake.detail
+        return notes
+    }
 }
