@@ -78,7 +78,21 @@ let package = Package(
         // The reference auth client: every flow done right on URLSession, Foundation only, so
         // app teams can read it as sample code.
         .target(name: "ReferenceClient"),
-        .executableTarget(name: "samlh-reference-client", dependencies: ["ReferenceClient"]),
+        // The buggy trust variants' unverified HTTPS (URLSession on Linux cannot skip
+        // verification); kept out of ReferenceClient, which stays Foundation-only.
+        .target(
+            name: "ReferenceClientUnverifiedTLS",
+            dependencies: [
+                "ReferenceClient",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .executableTarget(name: "samlh-reference-client", dependencies: ["ReferenceClient", "ReferenceClientUnverifiedTLS"]),
         // libFuzzer target over SAMLCore's decoders and parser; a corpus replayer in normal
         // builds (docs/fuzzing.md, scripts/fuzz.sh).
         .executableTarget(name: "samlh-fuzz", dependencies: ["SAMLCore"]),
@@ -112,6 +126,7 @@ let package = Package(
                 "SAMLCore",
                 "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -54,6 +54,25 @@ public struct ClientBehaviour: Sendable, Equatable {
     /// using it. Off: an expired token is taken. Consulted by `WSTrustFlow.checkValidity`.
     public var checkTokenConditions = true
 
+    /// Which server certificates the client accepts. ``ServerTrust/system``: the platform's
+    /// verification (the system store, where `scripts/setup-tls.sh` puts the test CA). The
+    /// other two are the field's bugs and need a transport that can skip verification (the
+    /// executable's ``UnverifiedTLSTransport``; URLSession on Linux cannot). `HTTPSession.exchange`.
+    public var serverTrust: ServerTrust = .system
+
+    /// How the client decides to trust a server's certificate.
+    public enum ServerTrust: String, Sendable, Equatable {
+        /// Verify the chain, the dates, the host name and the algorithms (the platform does).
+        case system
+        /// Accept every certificate: what seed 000's `canAuthenticateAgainstProtectionSpace`
+        /// + `credentialForTrust:` does to get past a self-signed test IdP, and what ships.
+        case trustAll = "trust-all"
+        /// Verify, but when verification fails and the server's chain is one self-signed
+        /// certificate, accept it ("allow self-signed", Apache HttpClient's
+        /// `TrustSelfSignedStrategy` style): a certificate anyone can make.
+        case trustSelfSigned = "trust-self-signed"
+    }
+
     /// The reference behaviour: every field as the protocols require.
     public static let correct = ClientBehaviour()
 
@@ -79,6 +98,8 @@ public struct ClientBehaviour: Sendable, Equatable {
         variant("error-page-as-success", "any 200 page taken as success") { $0.detectIdPErrorPages = false },
         variant("unsigned-accepted", "an unsigned Response or token accepted where the client validates") { $0.requireSignedToken = false },
         variant("token-conditions-unchecked", "an expired WS-Trust token used") { $0.checkTokenConditions = false },
+        variant("trust-all-certificates", "every server certificate accepted (seed 000's self-signed workaround, shipped)") { $0.serverTrust = .trustAll },
+        variant("trust-self-signed", "a self-signed server certificate accepted when verification fails") { $0.serverTrust = .trustSelfSigned },
     ]
 
     /// The variant named `name`, or nil.

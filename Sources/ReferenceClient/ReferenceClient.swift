@@ -21,13 +21,17 @@ public struct ReferenceClient: Sendable {
     public let configuration: ClientConfiguration
     public let behaviour: ClientBehaviour
     let events: (@Sendable (ClientEvent) async -> Void)?
+    let unverifiedTLS: (any UnverifiedTLSTransport)?
 
     /// Creates a client for one run. `events` is called after each notable step.
+    /// `unverifiedTLS` is needed only by the buggy trust variants (``ClientBehaviour/serverTrust``).
     public init(configuration: ClientConfiguration, behaviour: ClientBehaviour = .correct,
-                events: (@Sendable (ClientEvent) async -> Void)? = nil) {
+                events: (@Sendable (ClientEvent) async -> Void)? = nil,
+                unverifiedTLS: (any UnverifiedTLSTransport)? = nil) {
         self.configuration = configuration
         self.behaviour = behaviour
         self.events = events
+        self.unverifiedTLS = unverifiedTLS
     }
 
     /// Runs the flow within `configuration.timeout` seconds and reports what happened.
@@ -35,7 +39,7 @@ public struct ReferenceClient: Sendable {
     public func run() async -> ClientResult {
         let deadline = Date().addingTimeInterval(configuration.timeout)
         let http = HTTPSession(behaviour: behaviour, deadline: deadline, requestTimeout: configuration.requestTimeout,
-                               proxy: proxySettings)
+                               proxy: proxySettings, unverifiedTLS: unverifiedTLS)
         defer { http.invalidate() }
         let context = FlowContext(http: http, configuration: configuration, behaviour: behaviour,
                                   budget: PasswordBudget(limit: behaviour.maxPasswordSubmissions), events: events)

@@ -2,6 +2,7 @@
 // runs the flow, writes SAMLH_RESULT_FILE, exits 0 (success), 1 (failure) or 2 (usage).
 import Foundation
 import ReferenceClient
+import ReferenceClientUnverifiedTLS
 
 let environment = ProcessInfo.processInfo.environment
 
@@ -41,7 +42,10 @@ if configuration.flow == .proxy, let proxy = configuration.parameters["PROXY_URL
 }
 #endif
 
-let result = await ReferenceClient(configuration: configuration, behaviour: behaviour).run()
+// Only the buggy trust variants get a transport that skips certificate verification.
+let unverified = behaviour.serverTrust == .system ? nil : NIOUnverifiedTLSTransport()
+let result = await ReferenceClient(configuration: configuration, behaviour: behaviour, unverifiedTLS: unverified).run()
+await unverified?.shutdown()
 if let path = configuration.resultFile, !path.isEmpty {
     do {
         try result.write(to: path)

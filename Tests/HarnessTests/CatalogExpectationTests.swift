@@ -18,9 +18,10 @@ import TestSupport
         if !clientDecides.isDisjoint(with: scenario.tags) { return false }
         if scenario.options?.secondLogin == true { return false }
         let knobs = scenario.knobs ?? []
-        // Whether a client follows the SP's https→http redirect is the client's call.
+        // Whether a client follows the SP's https→http redirect, or refuses a faulty
+        // certificate (`tls-…`), is the client's call.
         return !knobs.contains { $0.hasPrefix("slow") || $0.hasPrefix("no-answer") || $0.hasPrefix("redirect-loop")
-            || $0 == "https-downgrade" }
+            || $0 == "https-downgrade" || $0.hasPrefix("tls-") }
     }
 
     @Test func enoughScenariosAreJudgedHere() {

@@ -8,7 +8,7 @@ import TestSupport
 /// the reference client gets no failed verdict anywhere; each variant fails exactly the checks
 /// its bug trips — the check that names the bug, plus the checks where the bug costs the
 /// login (`consequences`, each explained) — and no others. Every variant is caught: the
-/// mutation score is 16/16.
+/// mutation score is 18/18.
 ///
 /// The runs go in parallel (at most `Limiter.slots` catalogs at a time, two scenarios each)
 /// at `--time-scale 0.25`.
@@ -100,6 +100,12 @@ import TestSupport
         .init(variant: "unsigned-accepted", names: "security.signature-validated", consequences: [:]),
         .init(variant: "token-conditions-unchecked", names: "flow.failure-reported", consequences: [
             "security.assertion-conditions-validated": "it declares it checks a token's validity window (time-conditions), yet took the expired token",
+        ]),
+        .init(variant: "trust-all-certificates", names: "security.tls-certificate-validated", consequences: [
+            "flow.failure-reported": "past the certificate it should have refused, the login succeeds where it had to fail",
+        ]),
+        .init(variant: "trust-self-signed", names: "security.tls-certificate-validated", consequences: [
+            "flow.failure-reported": "past the self-signed certificate, the login succeeds where it had to fail",
         ]),
     ]
 

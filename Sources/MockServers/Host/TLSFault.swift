@@ -32,11 +32,16 @@ public enum TLSFault: String, Sendable, CaseIterable, Hashable {
         case .expired: "expired (valid 2020-01-01 to 2021-01-01)"
         case .notYetValid: "not yet valid (valid from 2090-01-01)"
         case .wrongHost: "issued for another host name (SAN wrong-host.localhost, not 127.0.0.1)"
-        case .missingIntermediate: "a chain missing its intermediate CA (the leaf alone, issued by an intermediate the server does not send)"
-        case .weakKey: "a weak key (RSA-1024)"
+        case .missingIntermediate: "sent without its intermediate CA (the leaf alone, issued by an intermediate the server leaves out)"
+        case .weakKey: "on a weak key (RSA-1024)"
         case .sha1: "signed with SHA-1 (ecdsa-with-SHA1)"
-        case .legacyProtocol: "served over TLS 1.0/1.1 only (RFC 8996 deprecates both)"
+        case .legacyProtocol: "good, but only TLS 1.0 and 1.1 were offered (RFC 8996 deprecates both)"
         }
+    }
+
+    /// What was wrong, as a clause about the server: "its certificate was expired (…)".
+    public var statement: String {
+        isCertificateFault ? "its certificate was \(problem)" : "it offered only TLS 1.0 and 1.1 (RFC 8996 deprecates both)"
     }
 
     /// The alerts a verifying client typically sends (RFC 8446 §6.2), for the docs.

@@ -37,7 +37,9 @@ extension Knob {
         case .tls: "the IdP and the SP served over https with the harness's local CA (scripts/setup-tls.sh; clients get SAMLH_CA_FILE)"
         case .httpsDowngrade: "the SP (over https) sends the client back after the login to its plain-http twin, as an SP behind a TLS-terminating proxy that thinks it runs on http does"
         case .httpsFor(let mocks): "\(Knob.listed(mocks)) served over https with the harness's local CA (clients get SAMLH_CA_FILE)"
-        case .tlsFault(let fault, let mocks): "\(Knob.listed(mocks)) served over https presenting a certificate a client must refuse: \(fault.problem)"
+        case .tlsFault(let fault, let mocks) where fault.isCertificateFault:
+            "\(Knob.listed(mocks)) served over https presenting a certificate a client must refuse: \(fault.problem)"
+        case .tlsFault(_, let mocks): "\(Knob.listed(mocks)) served over TLS 1.0 and 1.1 only (the good certificate): a client must refuse the connection (RFC 8996)"
         case .cas(let knob): knob.summary
         case .adfs(let knob): knob.summary
         case .cm(let knob): knob.summary

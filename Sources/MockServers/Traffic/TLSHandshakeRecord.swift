@@ -49,7 +49,7 @@ public struct TLSHandshakeRecord: Sendable, Equatable {
         case .closedAfterHandshake: "the client completed the handshake\(protocolVersion.map { " (\($0))" } ?? "") and closed the connection without a request"
         case .closedDuringHandshake: "the client closed the connection during the handshake, without an alert"
         }
-        return what + (fault.map { "; the certificate served was \($0.problem)" } ?? "")
+        return what + (fault.map { "; the server: \($0.statement)" } ?? "")
     }
 
     /// The alert name or failure kind, for HAR (`_tls.outcome`).

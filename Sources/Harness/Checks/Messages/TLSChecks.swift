@@ -52,13 +52,13 @@ enum TLSFaultJudgement {
         if let sent = context.entries.first(where: { fault(of: $0) != nil }), let problem = fault(of: sent) {
             let carried = carried(by: sent, context)
             let how = context.handshakes.first { fault(of: $0) != nil }
-            var evidence = [MessageTraffic.evidence(sent, "sent over a connection presenting \(problem.problem)",
+            var evidence = [MessageTraffic.evidence(sent, "sent although \(problem.statement)",
                                                     excerpt: "\(sent.request.method) \(sent.request.url)")]
             if let how {
                 evidence.append(MessageTraffic.evidence(how, "a connection it did refuse", excerpt: how.handshake?.summary))
             }
-            return .fail("the client sent #\(sent.sequence) \(sent.request.method) \(sent.request.path) to \(sent.request.origin), whose certificate it had to refuse (\(problem.problem))"
-                         + (carried.isEmpty ? "" : ", carrying \(carried.joined(separator: ", "))"), evidence)
+            return .fail("the client sent #\(sent.sequence) \(sent.request.method) \(sent.request.path) to \(sent.request.origin), where \(problem.statement): it had to refuse the connection"
+                         + (carried.isEmpty ? "" : "; the request carried \(carried.joined(separator: ", "))"), evidence)
         }
         let refused = context.handshakes.filter { fault(of: $0) != nil }
         guard let first = refused.first, let record = first.handshake, let problem = fault(of: first) else {
@@ -67,7 +67,7 @@ enum TLSFaultJudgement {
         }
         let handshakeEvidence = MessageTraffic.evidence(first, "the connection the client ended", excerpt: record.summary)
         if context.execution.byHand {
-            return .pass("the client sent nothing over the connection presenting \(problem.problem): \(record.summary)", [handshakeEvidence])
+            return .pass("the client sent nothing to \(first.request.origin), where \(problem.statement) (\(outcome(record)))", [handshakeEvidence])
         }
         if context.execution.claimsSuccess {
             return .fail("the client sent nothing to \(first.request.origin) yet reported success", [handshakeEvidence])
@@ -76,10 +76,10 @@ enum TLSFaultJudgement {
         let lowered = said.lowercased()
         let saidEvidence = Evidence(detail: "the client's error", excerpt: MessageTraffic.shorten(said))
         guard words.contains(where: lowered.contains) else {
-            return .fail("the client refused the connection presenting \(problem.problem), but its error does not name \(naming)",
+            return .fail("the client refused the connection to \(first.request.origin), where \(problem.statement), but its error does not name \(naming)",
                          [handshakeEvidence, saidEvidence])
         }
-        return .pass("the client refused \(problem.problem) at \(first.request.origin) (\(outcome(record))) and reported it", [handshakeEvidence, saidEvidence])
+        return .pass("the client refused the connection to \(first.request.origin), where \(problem.statement) (\(outcome(record))), and reported it", [handshakeEvidence, saidEvidence])
     }
 
     static func outcome(_ record: TLSHandshakeRecord) -> String {
