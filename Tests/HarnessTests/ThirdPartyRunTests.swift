@@ -1,4 +1,5 @@
 import Foundation
+import MockServers
 import Testing
 import TestSupport
 @testable import Harness
@@ -38,6 +39,37 @@ import TestSupport
         #expect(Self.failing(results["web-sso.bad-password-loop"]) == ["flow.bad-password-bounded"])
         // It cannot answer an IdP's HTTP Basic challenge.
         #expect(Self.failing(results["web-sso.idp-http-basic"]).contains("flow.resource-obtained"))
+    }
+
+    /// Issue 21's acceptance with a real client: python-requests verifying against
+    /// SAMLH_CA_FILE passes every tls scenario of its flows; the same client with
+    /// `verify=False` is caught by security.tls-certificate-validated in each certificate fault
+    /// (and still refuses TLS 1.1, which `verify=False` does not touch).
+    @Test func pythonRequestsVerifyingPassesTheTLSScenariosAndUnverifiedIsCaught() async throws {
+        guard ClientProcess.interopAvailable else { return }
+        let script = "'\(ClientProcess.venvPython)' '\(ClientProcess.script("samlh_requests_client.py"))'"
+        let filter = ["tag:tls flow:web-sso", "tag:tls flow:http-basic", "tag:tls flow:cas-rest"]
+        let verifying = try await Self.run(script, filter)
+        #expect(verifying.count >= 18)
+        for (id, result) in verifying {
+            #expect(result.status == .pass, "\(id) verifying: \(result.reason ?? "")")
+        }
+        let unverified = try await Self.run("env SAMLH_TLS_VERIFY=off " + script, filter)
+        let scenarios = Dictionary(uniqueKeysWithValues: CatalogTests.catalog.scenarios.map { ($0.id, $0) })
+        var caught = 0
+        for (id, result) in unverified {
+            let faults = (scenarios[id]?.knobs ?? []).compactMap { text -> TLSFault? in
+                guard case .tlsFault(let fault, _)? = try? Knob(parsing: text) else { return nil }
+                return fault
+            }
+            if faults.contains(where: \.isCertificateFault) {
+                #expect(Self.failing(result).contains("security.tls-certificate-validated"), "\(id) with verify=False: \(result.reason ?? "")")
+                caught += 1
+            } else {
+                #expect(result.status == .pass, "\(id) with verify=False: \(result.reason ?? "")")
+            }
+        }
+        #expect(caught >= 14)
     }
 
     @Test func pythonCASPassesTheCASRESTSlice() async throws {

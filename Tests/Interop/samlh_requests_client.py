@@ -251,7 +251,8 @@ def certificate_problem(error):
         linked = [e.__cause__, e.__context__, getattr(e, "reason", None)] + list(getattr(e, "args", ()))
         todo += [x for x in linked if isinstance(x, BaseException)]
     if ssl_error is not None:  # not a certificate: a handshake that failed (no TLS there, a protocol alert…)
-        return "handshake failed: %s" % (ssl_error.reason or ssl_error.strerror or ssl_error)
+        # OpenSSL's own words too ("[SSL: TLSV1_ALERT_PROTOCOL_VERSION] tlsv1 alert protocol version").
+        return "handshake failed: %s (%s)" % (ssl_error.reason or ssl_error.strerror or ssl_error, ssl_error)
     return str(error)
 
 
