@@ -70,6 +70,12 @@ import Testing
             #expect(answer.body.contains("not a number"))
             let notJSON = try await browser.send("PUT", suite.readyInfo().control.knobs, headers: [], body: Array("wrong-audience".utf8))
             #expect(notJSON.status == 400)
+            // A knob that sets up listeners acts only when the mocks start.
+            let listener = try await browser.send("PUT", suite.readyInfo().control.knobs, headers: [],
+                                                  body: Array(#"{"knobs": ["tls-expired=idp"]}"#.utf8))
+            #expect(listener.status == 409)
+            #expect(listener.body.contains("samlharness serve --knob"))
+            #expect(suite.environment.knobs.isEmpty)
         }
     }
 

@@ -76,7 +76,7 @@ enum HTMLScenarioView {
 /// annotations; the decoded messages; and, for a failing step, the checks' explanations.
 enum HTMLExchangeView {
     static func render(_ exchange: TraceExchange, id: String, failing: [Verdict], checks: [String: CheckInfo]) -> String {
-        let status = exchange.response.map { "\($0.status)" } ?? "no answer"
+        let status = exchange.response.map { "\($0.status)" } ?? exchange.tlsOutcome ?? "no answer"
         var html = "<details class=\"exchange\(failing.isEmpty ? "" : " failing")\" id=\"\(ReportText.html(id))\""
             + "\(failing.isEmpty ? "" : " open")>"
         html += "<summary><span class=\"seq\">#\(exchange.sequence)</span> <span class=\"mock\">\(ReportText.html(exchange.mock))</span> "

@@ -46,8 +46,10 @@ enum HTMLSequenceDiagram {
             let verdicts = failing[exchange.sequence] ?? []
             let classes = verdicts.isEmpty ? "step" : "step failing"
             let marker = "url(#\(scenarioAnchor)-arrow)"
-            let label = "#\(exchange.sequence) \(exchange.request.method) \(shortPath(exchange.request.url))"
-            let answer = exchange.response.map { "\($0.status) \(statusNote($0))" } ?? "no answer"
+            let handshake = exchange.tlsOutcome
+            let label = handshake == nil ? "#\(exchange.sequence) \(exchange.request.method) \(shortPath(exchange.request.url))"
+                : "#\(exchange.sequence) TLS handshake, no request"
+            let answer = exchange.response.map { "\($0.status) \(statusNote($0))" } ?? handshake ?? "no answer"
             let left = min(from, to), right = max(from, to)
             var group = "<a class=\"\(classes)\" href=\"#\(scenarioAnchor)-x\(exchange.sequence)\" "
                 + "data-exchange=\"\(exchange.sequence)\">"
@@ -59,7 +61,7 @@ enum HTMLSequenceDiagram {
                 group += "<line class=\"response\" x1=\"\(f(to))\" y1=\"\(f(y + 14))\" x2=\"\(f(from))\" y2=\"\(f(y + 14))\" marker-end=\"\(marker)\"/>"
                 group += "<text class=\"status\" x=\"\(f(left + 8))\" y=\"\(f(y + 26))\">\(ReportText.html(answer))</text>"
             } else {
-                group += "<text class=\"status noanswer\" x=\"\(f(to + 8))\" y=\"\(f(y + 14))\">✕ no answer</text>"
+                group += "<text class=\"status noanswer\" x=\"\(f(to + 8))\" y=\"\(f(y + 14))\">✕ \(ReportText.html(handshake ?? "no answer"))</text>"
             }
             if !verdicts.isEmpty {
                 let note = "✗ " + verdicts.map(\.check).joined(separator: ", ")

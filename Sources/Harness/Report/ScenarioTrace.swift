@@ -74,6 +74,17 @@ public struct TraceExchange: Codable, Sendable, Equatable {
     }
 }
 
+extension TraceExchange {
+    /// For a TLS connection that carried no request (method `TLS`): what ended it, in words
+    /// (`alert unknown_ca`, `closed after the handshake`…); nil for an HTTP exchange.
+    public var tlsOutcome: String? {
+        guard request.method == "TLS", let outcome = annotations?["tls.outcome"] else { return nil }
+        if outcome.hasPrefix("alert:") { return "client alert " + outcome.dropFirst(6) }
+        if outcome.hasPrefix("failed:") { return "handshake failed: " + outcome.dropFirst(7) }
+        return outcome.replacingOccurrences(of: "-", with: " ")
+    }
+}
+
 /// A header as sent, name and value.
 public struct TraceHeader: Codable, Sendable, Equatable {
     public var name: String

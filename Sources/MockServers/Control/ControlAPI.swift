@@ -57,7 +57,12 @@ public struct ControlAPI: MockHandler {
                 return .json(Problem(error: "expected a JSON body {\"knobs\": [\"name\" or \"name=value\", …], \"replace\": false}"), status: 400)
             }
             do {
-                environment.setKnobs(try body.knobs.map(Knob.init(parsing:)), replacing: body.replace ?? false)
+                let knobs = try body.knobs.map(Knob.init(parsing:))
+                if let listenerKnob = knobs.first(where: \.choosesListeners) {
+                    return .json(Problem(error: "knob `\(listenerKnob.text)` chooses which mocks listen on https and with which "
+                        + "certificate, when the mocks start: pass it to `samlharness serve --knob` (or a scenario's knobs)"), status: 409)
+                }
+                environment.setKnobs(knobs, replacing: body.replace ?? false)
             } catch {
                 return .json(Problem(error: "\(error)"), status: 400)
             }

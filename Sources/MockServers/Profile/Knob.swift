@@ -243,6 +243,15 @@ public enum Knob: Sendable, Equatable, Hashable {
     /// Whether some mock listens on https under this knob.
     public var needsTLS: Bool { !httpsMocks.isEmpty }
 
+    /// `tls=MOCK,…` and `tls-FAULT=MOCK,…`: they set up listeners, so they act only when the
+    /// mocks start (the control API refuses them at run time).
+    public var choosesListeners: Bool {
+        switch self {
+        case .httpsFor, .tlsFault: true
+        default: false
+        }
+    }
+
     /// The mocks this knob puts on https (``tls`` and ``httpsDowngrade``: the IdP and the SP).
     public var httpsMocks: [TLSMock] {
         switch self {
