@@ -62,7 +62,7 @@ import TestSupport
                 #expect(!obtained, "\(scenario.id): expected failure, but the login succeeded")
                 let words = try #require(scenario.expect.error).lowercased()
                 let evidence = "\(verdict.rejected ?? "") \(last.status) \(last.body)".lowercased()
-                #expect(evidence.contains(words), "\(scenario.id): `\(words)` appears neither in the SP's verdict (\(verdict.rejected ?? "none")) nor on the last page (\(last.status) \(last.url)): \(last.body.prefix(300))")
+                #expect(scenario.expect.names(evidence), "\(scenario.id): `\(words)` appears neither in the SP's verdict (\(verdict.rejected ?? "none")) nor on the last page (\(last.status) \(last.url)): \(last.body.prefix(300))")
             }
         } catch {
             try? await browser.shutdown()

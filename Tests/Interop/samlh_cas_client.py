@@ -18,6 +18,7 @@ result = {"outcome": "failure"}
 try:
     cas_url = env["SAMLH_CAS_URL"].rstrip("/") + "/cas/"
     session = requests.Session()
+    session.verify = env.get("SAMLH_CA_FILE") or True  # the https mocks' test CA (docs/tls.md)
     tgt = session.post(env["SAMLH_START_URL"], data={"username": env.get("SAMLH_USERNAME", ""),
                                                      "password": env.get("SAMLH_PASSWORD", "")},
                        allow_redirects=False, timeout=10)
@@ -27,7 +28,8 @@ try:
                       allow_redirects=False, timeout=10)
     if st.status_code != 200:
         raise RuntimeError("service ticket refused: HTTP %d %s" % (st.status_code, st.text[:300]))
-    client = CASClient(version=3, server_url=cas_url, service_url=env["SAMLH_CAS_SERVICE"])
+    client = CASClient(version=3, server_url=cas_url, service_url=env["SAMLH_CAS_SERVICE"],
+                       verify_ssl_certificate=session.verify)  # python-cas hands it to requests' verify=
     raw = client.get_verification_response(st.text.strip())
     raw = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     user, attributes, _ = client.verify_response(raw)

@@ -61,6 +61,8 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import requests
 import urllib3
 
+from html_forms import forms_of  # beside this script
+
 SUPPORTED = ("web-sso", "web-sso-idp-initiated", "http-basic", "cas-rest")
 MAX_REDIRECTS = 20
 MAX_FORM_STEPS = 15
@@ -82,53 +84,6 @@ class Failure(Exception):
 # HTML forms
 
 
-class FormParser(HTMLParser):
-    """The page's <form>s: action, method and their fields (input, button, select, textarea)."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.forms = []
-        self._form = None
-        self._textarea = None
-        self._select = None
-
-    def handle_starttag(self, tag, attrs):
-        a = {k.lower(): (v if v is not None else "") for k, v in attrs}
-        if tag == "form":
-            self._form = {"action": a.get("action"), "method": (a.get("method") or "get").lower(), "fields": []}
-            self.forms.append(self._form)
-        elif self._form is None:
-            return
-        elif tag == "input":
-            self._form["fields"].append({"name": a.get("name"), "type": (a.get("type") or "text").lower(),
-                                         "value": a.get("value", ""), "checked": "checked" in a,
-                                         "autocomplete": a.get("autocomplete", "")})
-        elif tag == "button":
-            self._form["fields"].append({"name": a.get("name"), "type": "button-" + (a.get("type") or "submit").lower(),
-                                         "value": a.get("value", "")})
-        elif tag == "textarea":
-            self._textarea = {"name": a.get("name"), "type": "textarea", "value": ""}
-            self._form["fields"].append(self._textarea)
-        elif tag == "select":
-            self._select = {"name": a.get("name"), "type": "select", "value": None}
-            self._form["fields"].append(self._select)
-        elif tag == "option" and self._select is not None:
-            if self._select["value"] is None or "selected" in a:
-                self._select["value"] = a.get("value", "")
-
-    def handle_endtag(self, tag):
-        if tag == "form":
-            self._form = None
-        elif tag == "textarea":
-            self._textarea = None
-        elif tag == "select":
-            self._select = None
-
-    def handle_data(self, data):
-        if self._textarea is not None:
-            self._textarea["value"] += data
-
-
 class TextParser(HTMLParser):
     """The page's visible text (for error messages): no scripts, no styles, blanks collapsed."""
 
@@ -148,15 +103,6 @@ class TextParser(HTMLParser):
     def handle_data(self, data):
         if not self._skip:
             self.parts.append(data)
-
-
-def forms_of(html):
-    parser = FormParser()
-    try:
-        parser.feed(html)
-    except Exception:  # noqa: BLE001 - a page html.parser chokes on has no forms we can use
-        return parser.forms
-    return parser.forms
 
 
 def page_text(response, limit=1500):

@@ -21,7 +21,8 @@ ciecplib.utils._ECP_ENDPOINT_REGEX = re.compile(r"\Ahttps?://.*/SOAP/ECP\Z")
 try:
     response = ciecplib.get(env["SAMLH_START_URL"], endpoint=env["SAMLH_IDP_ECP_URL"],
                             username=env.get("SAMLH_USERNAME", ""), password=env.get("SAMLH_PASSWORD", ""),
-                            kerberos=False, timeout=request_timeout())
+                            kerberos=False, timeout=request_timeout(),
+                            verify=env.get("SAMLH_CA_FILE") or True)  # https mocks: the test CA, to requests
     response.raise_for_status()
     report(True, response.text, status=response.status_code, url=response.url)
 except Exception as error:  # noqa: BLE001

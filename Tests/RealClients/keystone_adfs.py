@@ -44,7 +44,8 @@ try:
                             service_provider_entity_id=env.get("SAMLH_ADFS_APPLIES_TO"),
                             username=env.get("SAMLH_USERNAME", ""), password=env.get("SAMLH_PASSWORD", ""),
                             protocol="saml2")
-    session = ks_session.Session(auth=plugin, timeout=request_timeout())
+    session = ks_session.Session(auth=plugin, timeout=request_timeout(),
+                                 verify=env.get("SAMLH_CA_FILE") or True)  # https mocks: the test CA
     session.get_token()
     report(True, plugin.presented, presented_to=plugin.service_provider_endpoint)
 except Exception as error:  # noqa: BLE001

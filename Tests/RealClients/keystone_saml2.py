@@ -42,7 +42,8 @@ try:
     plugin = OffBoxKeystone(auth_url=env.get("SAMLH_SP_URL", "") + "/v3", identity_provider="harness-idp",
                             protocol="saml2", identity_provider_url=env["SAMLH_IDP_ECP_URL"],
                             username=env.get("SAMLH_USERNAME", ""), password=env.get("SAMLH_PASSWORD", ""))
-    session = ks_session.Session(auth=plugin, timeout=request_timeout())
+    session = ks_session.Session(auth=plugin, timeout=request_timeout(),
+                                 verify=env.get("SAMLH_CA_FILE") or True)  # https mocks: the test CA
     session.get_token()
     page = pages[-1]
     report(True, page.text, status=page.status_code, url=page.url)

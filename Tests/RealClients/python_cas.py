@@ -21,6 +21,7 @@ from rc_result import failure, report, request_timeout
 env = os.environ
 try:
     http = requests.Session()
+    http.verify = env.get("SAMLH_CA_FILE") or True  # https mocks: the test CA
     tgt = http.post(env["SAMLH_START_URL"], data={"username": env.get("SAMLH_USERNAME", ""),
                                                  "password": env.get("SAMLH_PASSWORD", "")},
                     allow_redirects=False, timeout=request_timeout())
@@ -31,7 +32,7 @@ try:
                        allow_redirects=False, timeout=request_timeout())
     ticket.raise_for_status()
     client = CASClient(version=3, server_url=env["SAMLH_CAS_URL"].rstrip("/") + "/cas/",
-                       service_url=env["SAMLH_CAS_SERVICE"])
+                       service_url=env["SAMLH_CAS_SERVICE"], verify_ssl_certificate=http.verify)
     answer = client.get_verification_response(ticket.text.strip())
     answer = answer.decode("utf-8", "replace") if isinstance(answer, bytes) else answer
     user, attributes, _ = client.verify_response(answer)

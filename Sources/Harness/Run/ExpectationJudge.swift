@@ -115,9 +115,8 @@ public enum ExpectationJudge {
         // The client refused by itself (nothing it sent was refused for the scenario's
         // reason): its own report must name the error. The result's `error` is read alone
         // when the client wrote one, so a word in an unrelated log line does not count.
-        let words = (scenario.expect.error ?? "").lowercased()
         let said = (execution.report?.error).flatMap { $0.isEmpty ? nil : $0 } ?? execution.errorText
-        guard said.lowercased().contains(words) else {
+        guard scenario.expect.names(said) else {
             return verdict(.fail, "the client failed, but its error does not name `\(scenario.expect.error ?? "")`",
                            [Evidence(detail: "the client's error", excerpt: excerpt(said))])
         }

@@ -236,8 +236,22 @@ public struct ScenarioExpectation: Codable, Sendable, Equatable {
     }
 
     public var outcome: Outcome
-    /// What the client's error must name (case-insensitive substring), for `failure`.
+    /// What the client's error must name (case-insensitive substring), for `failure`; `a|b`
+    /// accepts either word (clients name a refused certificate "certificate", "SSL…" or
+    /// "hostname verification failed").
     public var error: String?
+
+    /// The words of ``error``, any of which the client's error must contain (lowercased).
+    public var errorWords: [String] {
+        (error ?? "").lowercased().split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Whether `text` names the error (an empty ``error`` is named by anything).
+    public func names(_ text: String) -> Bool {
+        let words = errorWords
+        let lowered = text.lowercased()
+        return words.isEmpty || words.contains(where: lowered.contains)
+    }
     /// Why this outcome is right.
     public var reason: String?
     /// The reason code the SP gives when the scenario's defect reaches it (`sp.rejected`),

@@ -13,6 +13,9 @@
 // - the Authenticator is set on the connection (HttpURLConnection.setAuthenticator, JDK 9+)
 //   rather than Authenticator.setDefault; the JDK's retry and caching logic is the same.
 // - connect and read timeouts are SAMLH_REQUEST_TIMEOUT (the JDK default is to wait forever).
+// - https: the test CA (SAMLH_CA_FILE) is the trust anchor, through an SSLContext whose
+//   TrustManagerFactory holds it, as an application that is given a CA does (docs/tls.md);
+//   certificate and host-name checks stay the JDK's own (PKIX, HttpsURLConnection's verifier).
 // - the JDK's own defaults stay: redirects followed (same protocol), Basic allowed to
 //   plain-http proxies (jdk.http.auth.proxying.disabledSchemes is empty; only HTTPS tunnels
 //   disable Basic, jdk.http.auth.tunneling.disabledSchemes=Basic), its charset for Basic and
@@ -34,8 +37,14 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.HttpsURLConnection;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 public final class JdkHttpClient {
     private JdkHttpClient() {}
@@ -63,6 +72,19 @@ public final class JdkHttpClient {
                             env.get("SAMLH_PASSWORD").toCharArray());
                 }
             };
+            String caFile = env.get("SAMLH_CA_FILE");
+            if (caFile != null && !caFile.isEmpty()) {
+                KeyStore anchors = KeyStore.getInstance(KeyStore.getDefaultType());
+                anchors.load(null, null);
+                try (InputStream pem = Files.newInputStream(Path.of(caFile))) {
+                    anchors.setCertificateEntry("samlharness-test-ca", CertificateFactory.getInstance("X.509").generateCertificate(pem));
+                }
+                TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                trust.init(anchors);
+                SSLContext context = SSLContext.getInstance("TLS");
+                context.init(null, trust.getTrustManagers(), null);
+                HttpsURLConnection.setDefaultSSLSocketFactory(context.getSocketFactory());
+            }
             var url = URI.create(env.get("SAMLH_START_URL")).toURL();
             if ("proxy".equals(env.get("SAMLH_FLOW")) && "properties".equals(env.get("JDK_PROXY"))) {
                 // What an application configured by -Dhttp.proxyHost/-Dhttp.proxyPort gets: the
@@ -91,7 +113,7 @@ public final class JdkHttpClient {
                 error = "HTTP " + status + " " + connection.getResponseMessage() + " from " + connection.getURL()
                         + (body.isEmpty() ? "" : ": " + body.substring(0, Math.min(200, body.length())));
             }
-        } catch (IOException | RuntimeException failure) {
+        } catch (IOException | RuntimeException | GeneralSecurityException failure) {
             error = failure.getClass().getName() + ": " + failure.getMessage();
         }
         boolean usedProxy = connection != null && connection.usingProxy();
