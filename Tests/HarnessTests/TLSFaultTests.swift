@@ -90,6 +90,19 @@ import TestSupport
         #expect(record.fault == nil)
     }
 
+    @Test func theReadyLineNamesWhatEachHTTPSMockPresents() async throws {
+        let suite = try await Self.suite(["tls", "tls-expired=idp", "tls=cas"])
+        defer { Task { await suite.stop() } }
+        let info = suite.readyInfo()
+        let tls = try #require(info.tls)
+        #expect(tls.listeners == ["idp": "expired", "sp": "good", "cas": "good"])
+        #expect(tls.spPlain?.hasPrefix("http://") == true)
+        #expect(info.idp.base.hasPrefix("https://") && info.cas.base.hasPrefix("https://") && info.auth.base.hasPrefix("http://"))
+        let casOnly = try await Self.suite(["tls=cas"], profile: "cas")
+        defer { Task { await casOnly.stop() } }
+        #expect(casOnly.readyInfo().tls?.spPlain == nil, "no https SP, no plain twin")
+    }
+
     @Test func legacyProtocolsAreRefusedByAModernClient() async throws {
         let suite = try await Self.suite(["tls-legacy=auth"])
         defer { Task { await suite.stop() } }

@@ -191,7 +191,17 @@ public final class MockSuite: Sendable {
             knobs: environment.knobs.map(\.text),
             startupMilliseconds: startupMilliseconds)
         if let tls {
-            info.tls = .init(caFile: tls.caFile.path, spPlain: environment.baseURL(of: "sp-plain"))
+            var listeners: [String: String] = [:]
+            for knob in environment.knobs {
+                for mock in knob.httpsMocks where listeners[mock.rawValue] == nil {
+                    if case .tlsFault(let fault, _) = knob { listeners[mock.rawValue] = fault.rawValue }
+                }
+            }
+            for knob in environment.knobs {
+                for mock in knob.httpsMocks where listeners[mock.rawValue] == nil { listeners[mock.rawValue] = "good" }
+            }
+            info.tls = .init(caFile: tls.caFile.path, spPlain: listeners["sp"] == nil ? nil : environment.baseURL(of: "sp-plain"),
+                             listeners: listeners)
         }
         return info
     }

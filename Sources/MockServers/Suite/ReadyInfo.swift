@@ -149,11 +149,21 @@ public struct ReadyInfo: Codable, Sendable {
 
     /// The https side: the CA to trust, and the SP's plain-http twin.
     public struct TLS: Codable, Sendable {
+        /// The test CA clients should trust (and only it).
         public let caFile: String
-        public let spPlain: String
+        /// The SP's plain-http twin, when the SP is on https.
+        public let spPlain: String?
+        /// The https mocks and what each presents: `good`, or the fault (`expired`, `legacy`…).
+        public var listeners: [String: String] = [:]
+
+        public init(caFile: String, spPlain: String?, listeners: [String: String] = [:]) {
+            self.caFile = caFile
+            self.spPlain = spPlain
+            self.listeners = listeners
+        }
 
         enum CodingKeys: String, CodingKey {
-            case caFile = "ca_file", spPlain = "sp_plain"
+            case caFile = "ca_file", spPlain = "sp_plain", listeners
         }
     }
 
