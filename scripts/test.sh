@@ -11,19 +11,21 @@ bash scripts/setup-report-tools.sh
 # The real ECP client libraries (requests-ecp, pysaml2) walk recordings of real products in
 # RecordedRealWalkTests; the real-client suite below uses the same venvs.
 bash scripts/setup-real-clients-python.sh
+bash scripts/setup-browser-tests.sh
 swift build --build-tests
 # Four runs: the suites that measure time per case (the hostile-input corpus: every case
 # answered within its hang bound), the heaviest one (every buggy client through the whole catalog)
 # and the real-recording walks each get the machine to themselves, so none skews the others'
 # clocks or the rest.
 swift test --skip-build --skip HostileCorpusTests --skip MutationTests \
-    --skip RecordedRealWalkTests --skip ConnectionCloseTests --skip ReplayConnectionTests
+    --skip RecordedRealWalkTests --skip ConnectionCloseTests --skip ReplayConnectionTests --skip ConsoleBrowserTests
 swift test --skip-build --filter HostileCorpusTests
 swift test --skip-build --filter MutationTests
-# The recordings of real products walked by real clients (dozens of client processes) and
+# The recordings of real products walked by real clients (dozens of client processes), the
+# live console in headless Chromium, and
 # 20 MB bodies through every listener: apart, so their load does not stretch the timing
 # windows (CAS ticket lifetimes) the main pass checks in real time.
-swift test --skip-build --filter "RecordedRealWalkTests|ConnectionCloseTests|ReplayConnectionTests"
+swift test --skip-build --filter "RecordedRealWalkTests|ConnectionCloseTests|ReplayConnectionTests|ConsoleBrowserTests"
 # The real-client suite (issue 17): widely used, unmodified clients through `samlharness run`;
 # docs/real-clients.md must still be what they do (a changed verdict fails with the difference).
 SAMLH_BIN=.build/debug/samlharness bash scripts/real-clients.sh --check

@@ -70,8 +70,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Log every exchange on stderr.")
     var verbose = false
 
+    @Option(name: .customLong("public-host"), help: "The name clients reach the mocks by when it is not --host: the URLs in metadata, redirects, form actions and the ready line use it (10.0.2.2 for the Android emulator, the machine's LAN name for a phone; docs/devices.md).")
+    var publicHost: String?
+
+    @Option(name: .customLong("console-port"), help: "The live console's port (0: ephemeral). Its URL is the ready line's `console`.")
+    var consolePort = 0
+
+    @Flag(name: .customLong("no-console"), help: "Serve no live console.")
+    var noConsole = false
+
     func validate() throws {
-        guard (0...65_530).contains(port) else { throw ValidationError("--port must be 0…65530 (five consecutive ports are used)") }
+        guard (0...65_526).contains(port) else { throw ValidationError("--port must be 0…65526 (up to nine consecutive ports are used)") }
         for knob in knobs {
             do { _ = try Knob(parsing: knob) } catch { throw ValidationError("--knob \(knob): \(error)") }
         }
@@ -90,6 +99,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if verdictsOut != nil, scenario == nil {
             throw ValidationError("--verdicts-out judges a scenario; give --scenario")
+        }
+        guard (0...65_535).contains(consolePort) else { throw ValidationError("--console-port must be 0…65535") }
+        if let publicHost {
+            let valid = !publicHost.isEmpty && publicHost.count <= 253 && !publicHost.contains(where: { " /?#@[]".contains($0) })
+                && (publicHost.contains(":") ? !publicHost.contains("[") : true)
+            guard valid else {
+                throw ValidationError("--public-host \(publicHost): expected a host name or an IP address (no scheme, port or path)")
+            }
         }
     }
 
@@ -141,20 +158,37 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.warning("binding to \(host): the mocks are reachable from other hosts (the control API still answers loopback only)")
             }
             let suite = try await MockSuite.start(profile: loaded, host: host, basePort: port, spMetadata: metadata,
-                                                  clock: mocksClock, ids: ids, mockIdPDirectory: directory, logger: logger)
+                                                  clock: mocksClock, ids: ids, mockIdPDirectory: directory,
+                                                  publicHost: publicHost, logger: logger)
             let elapsed = ContinuousClock.now - started
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let ready = suite.readyInfo(startupMilliseconds: (milliseconds * 10).rounded() / 10)
             var line = try encoder.encode(ready)
-            if let loadedScenario {
-                line = try Self.adding("scenario", try encoder.encode(ScenarioTarget.resolve(loadedScenario, ready: ready)), to: line)
+            let target = loadedScenario.map { ScenarioTarget.resolve($0, ready: ready) }
+            if let target {
+                line = try Self.adding("scenario", try encoder.encode(target), to: line)
+            }
+            var console: ConsoleServer?
+            if !noConsole {
+                let server = ConsoleServer(log: suite.log, control: suite.control,
+                                           session: .init(scenario: loadedScenario, target: target, ready: line, host: host,
+                                                          publicHost: publicHost))
+                try await server.start(port: consolePort, logger: logger)
+                line = try Self.adding("console", try JSONSerialization.data(withJSONObject: server.url, options: .fragmentsAllowed), to: line)
+                console = server
             }
             let termination = TerminationSignals()
             FileHandle.standardOutput.write(line + Data("\n".utf8))
+            if let console {
+                FileHandle.standardError.write(Data("samlharness serve: live console at \(console.url) (\(console.reachable))\n".utf8))
+            }
             let signal = await termination.wait()
             logger.notice("\(signal): stopping")
+            if let console {
+                await console.finish(final: console.judged())
+            }
             await suite.stop()
             if let harOut {
                 try suite.log.harJSON().write(to: URL(fileURLWithPath: harOut))
@@ -176,7 +210,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// Adds `key: value` (both JSON) to the JSON object `object`, keys sorted.
     static func adding(_ key: String, _ value: Data, to object: Data) throws -> Data {
         guard var dictionary = try JSONSerialization.jsonObject(with: object) as? [String: Any] else { return object }
-        dictionary[key] = try JSONSerialization.jsonObject(with: value)
+        dictionary[key] = try JSONSerialization.jsonObject(with: value, options: .fragmentsAllowed)
         return try JSONSerialization.data(withJSONObject: dictionary, options: [.sortedKeys, .withoutEscapingSlashes])
     }
 

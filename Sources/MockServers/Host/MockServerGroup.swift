@@ -41,15 +41,26 @@ public final class MockServerGroup: Sendable {
     /// Where a mock listens.
     public struct Binding: Sendable, Equatable, Codable {
         public let name: String
+        /// The address bound.
         public let host: String
         public let port: Int
         /// `http` or `https`.
         public var scheme: String = "http"
-        public var baseURL: String { "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+        /// The name clients reach `host` by, when it is another (`serve --public-host`).
+        public var publicHost: String?
+        /// The URL clients use: the public name when there is one.
+        public var baseURL: String {
+            let name = publicHost ?? host
+            return "\(scheme)://\(name.contains(":") ? "[\(name)]" : name):\(port)"
+        }
     }
 
     public struct StartError: Error, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     public let bindings: [Binding]
@@ -68,7 +79,7 @@ public final class MockServerGroup: Sendable {
     public func baseURL(of name: String) -> String? { binding(of: name)?.baseURL }
 
     /// Binds every listener and returns when all accept connections.
-    public static func start(_ listeners: [Listener], host: String = "127.0.0.1", log: TrafficLog,
+    public static func start(_ listeners: [Listener], host: String = "127.0.0.1", publicHost: String? = nil, log: TrafficLog,
                              maxBodyBytes: Int = 8 * 1024 * 1024, backlog: Int = 1024,
                              logger: Logger = Logger(label: "samlharness.mocks")) async throws -> MockServerGroup {
         let origins = Mutex<[String: String]>([:])
@@ -127,7 +138,8 @@ public final class MockServerGroup: Sendable {
             throw StartError(description: "could not start the mock servers on \(host): \(reason)")
         }
         let bindings = listeners.map {
-            Binding(name: $0.bindingName, host: host, port: bound[$0.bindingName] ?? -1, scheme: $0.tls == nil ? "http" : "https")
+            Binding(name: $0.bindingName, host: host, port: bound[$0.bindingName] ?? -1, scheme: $0.tls == nil ? "http" : "https",
+                    publicHost: publicHost)
         }
         origins.withLock { map in for binding in bindings { map[binding.name] = binding.baseURL } }
         return MockServerGroup(bindings: bindings, log: log, serviceGroup: group, runTask: runTask)

@@ -21,6 +21,8 @@ public final class MockSuite: Sendable {
     public let cas: CASServer
     public let adfs: ADFSServer
     public let cm: CirculationManager
+    /// The control API (also reachable in-process, e.g. by the live console).
+    public let control: ControlAPI
     public let servers: MockServerGroup
     /// The good https identity (its CA is the one clients trust), when a knob asked for TLS.
     public let tls: MockTLS?
@@ -30,8 +32,8 @@ public final class MockSuite: Sendable {
     public var log: TrafficLog { servers.log }
 
     private init(environment: MockEnvironment, idp: MockIdP, sp: MockSP, auth: HTTPAuthMock, proxy: ForwardProxyMock,
-                 cas: CASServer, adfs: ADFSServer, cm: CirculationManager, servers: MockServerGroup, tls: MockTLS?,
-                 mockIdPDirectory: URL?) {
+                 cas: CASServer, adfs: ADFSServer, cm: CirculationManager, control: ControlAPI, servers: MockServerGroup,
+                 tls: MockTLS?, mockIdPDirectory: URL?) {
         self.environment = environment
         self.idp = idp
         self.sp = sp
@@ -40,6 +42,7 @@ public final class MockSuite: Sendable {
         self.cas = cas
         self.adfs = adfs
         self.cm = cm
+        self.control = control
         self.servers = servers
         self.tls = tls
         self.mockIdPDirectory = mockIdPDirectory
@@ -54,9 +57,13 @@ public final class MockSuite: Sendable {
     /// other mocks, and `tls-FAULT=MOCK,…` serves those mocks a certificate clients must refuse.
     /// An https SP gets a plain-http twin, `sp-plain` (one more port), for the SP's
     /// downgrading redirect.
+    ///
+    /// `publicHost` (`serve --public-host`): the name the URLs the mocks hand out use (metadata,
+    /// redirects, form actions, the ready line), when clients reach `host` by another name
+    /// (`10.0.2.2` from the Android emulator, a LAN name from a phone).
     public static func start(environment: MockEnvironment, host: String = "127.0.0.1", basePort: Int = 0,
                              log: TrafficLog = TrafficLog(), mockIdPDirectory: URL? = nil,
-                             tls: MockTLS? = nil) async throws -> MockSuite {
+                             tls: MockTLS? = nil, publicHost: String? = nil) async throws -> MockSuite {
         let idp = MockIdP(environment: environment)
         let sp = MockSP(environment: environment)
         // Digest nonces and opaque values come from the suite's ID generator and clock, so a
@@ -79,12 +86,13 @@ public final class MockSuite: Sendable {
         if identities.served[.sp] != nil {
             listeners.append(.init(handler: sp, port: basePort == 0 ? 0 : basePort + handlers.count, name: "sp-plain"))
         }
-        let servers = try await MockServerGroup.start(listeners, host: host, log: log, logger: environment.logger)
+        let servers = try await MockServerGroup.start(listeners, host: host, publicHost: publicHost, log: log,
+                                                      logger: environment.logger)
         for binding in servers.bindings {
             environment.setBaseURL(binding.baseURL, for: binding.name)
         }
         return MockSuite(environment: environment, idp: idp, sp: sp, auth: auth, proxy: proxy, cas: cas, adfs: adfs, cm: cm,
-                         servers: servers, tls: identity, mockIdPDirectory: mockIdPDirectory)
+                         control: control, servers: servers, tls: identity, mockIdPDirectory: mockIdPDirectory)
     }
 
     /// The https identity of each mock the knobs put on https: the good one (`tls`, or the
@@ -109,11 +117,12 @@ public final class MockSuite: Sendable {
     /// Loads `profile` and starts the mocks.
     public static func start(profile: LoadedProfile, host: String = "127.0.0.1", basePort: Int = 0,
                              spMetadata: [EntityDescriptor] = [], clock: SAMLClock = SystemClock(),
-                             ids: IDGenerator = RandomIDGenerator(), mockIdPDirectory: URL? = nil,
+                             ids: IDGenerator = RandomIDGenerator(), mockIdPDirectory: URL? = nil, publicHost: String? = nil,
                              logger: Logger = Logger(label: "samlharness.mocks")) async throws -> MockSuite {
         let environment = MockEnvironment(profile: profile, clock: clock, ids: ids, spMetadata: spMetadata, logger: logger)
         return try await start(environment: environment, host: host, basePort: basePort,
-                               mockIdPDirectory: mockIdPDirectory ?? profile.profile.directory?.deletingLastPathComponent())
+                               mockIdPDirectory: mockIdPDirectory ?? profile.profile.directory?.deletingLastPathComponent(),
+                               publicHost: publicHost)
     }
 
     /// Loads `profile` and starts the mocks reproducibly: IDs, tickets, tokens, nonces and

@@ -13,6 +13,9 @@ public final class TrafficLog: Sendable {
         var currentRun: String?
         var dropped = 0
         var bodyBytes = 0
+        /// Live observers (the console): each recorded entry is yielded to every one.
+        var subscribers: [UInt64: AsyncStream<TrafficEntry>.Continuation] = [:]
+        var nextSubscriber: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -43,7 +46,7 @@ public final class TrafficLog: Sendable {
     }
 
     public func record(_ entry: TrafficEntry) {
-        state.withLock { state in
+        let subscribers = state.withLock { state in
             if let replaced = state.entries.updateValue(entry, forKey: entry.sequence) {
                 state.bodyBytes -= Self.bodyBytes(of: replaced)
             }
@@ -53,7 +56,34 @@ public final class TrafficLog: Sendable {
                 state.bodyBytes -= Self.bodyBytes(of: removed)
                 state.dropped += 1
             }
+            return Array(state.subscribers.values)
         }
+        for subscriber in subscribers { subscriber.yield(entry) }
+    }
+
+    /// Every entry recorded from now on, as it is recorded (bounded: the oldest undelivered
+    /// ones are dropped beyond `buffer`). The stream ends when the subscriber stops iterating
+    /// or ``finishSubscribers()`` is called.
+    public func subscribe(buffer: Int = 10_000) -> AsyncStream<TrafficEntry> {
+        let (stream, continuation) = AsyncStream<TrafficEntry>.makeStream(bufferingPolicy: .bufferingNewest(buffer))
+        let id = state.withLock { state in
+            defer { state.nextSubscriber += 1 }
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Ends every live subscription (the server is stopping).
+    public func finishSubscribers() {
+        let subscribers = state.withLock { state in
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
     }
 
     /// The completed entries, in order of arrival.

@@ -1,0 +1,374 @@
+import Foundation
+import Harness
+import HTTPTypes
+import Hummingbird
+import Logging
+import MockServers
+import NIOCore
+import Synchronization
+
+/// The live console of `samlharness serve` (docs/devices.md): one self-contained page on a
+/// listener of its own that shows the session as it happens, pushed by Server-Sent Events —
+/// every exchange with the SAML decoded (as the report's trace has it), the knobs and the
+/// clock, and, with `--scenario`, the scenario's checks judged on the traffic so far. Its
+/// controls go to the control API in-process (so its loopback-only rule applies to the
+/// console's own client), and it offers the session's HAR, verdicts and HTML report.
+///
+/// | request | what |
+/// |---|---|
+/// | `GET /` | the page (``ConsolePage``) |
+/// | `GET /events` | `text/event-stream`: `hello`, then `exchange` (one per exchange, those so far first), `verdicts`, `state` |
+/// | `… /api/PATH` | the control API's `PATH` (`state`, `knobs`, `clock`, `reset`, `profile`) |
+/// | `GET /traffic.har`, `/verdicts.json`, `/report.html` | the session so far |
+final class ConsoleServer: Sendable {
+    /// What the page is told about the session.
+    struct Session: Sendable {
+        var scenario: Scenario?
+        var target: ScenarioTarget?
+        /// The ready line, as JSON.
+        var ready: Data
+        /// The address the console (and the mocks) are bound to.
+        var host: String
+        var publicHost: String?
+    }
+
+    let log: TrafficLog
+    let control: ControlAPI
+    let session: Session
+    let started = ContinuousClock.now
+    private let masker: SecretMasker
+    private let hub = Mutex(Hub())
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let application = Mutex<Task<Void, any Error>?>(nil)
+    private let boundURL = Mutex("")
+    /// The console's URL (for a person: the bound address).
+    var url: String { boundURL.withLock { $0 } }
+
+    private struct Subscriber {
+        var continuation: AsyncStream<ByteBuffer>.Continuation
+        /// Exchanges already sent (a snapshot and the live feed may overlap).
+        var sent: Set<Int> = []
+    }
+
+    private struct Hub {
+        var next: UInt64 = 0
+        var subscribers: [UInt64: Subscriber] = [:]
+        var finalVerdicts: ByteBuffer?
+    }
+
+    init(log: TrafficLog, control: ControlAPI, session: Session) {
+        self.log = log
+        self.control = control
+        self.session = session
+        masker = SecretMasker(secrets: [session.target?.password, session.target?.secondFactorCode].compactMap { $0 })
+    }
+
+    var reachable: String {
+        ["127.0.0.1", "::1", "localhost"].contains(session.host) ? "loopback only"
+            : "from the network (bound to \(session.host))"
+    }
+
+    // MARK: - Running
+
+    /// Binds `host:port` (0: ephemeral) and returns once the listener accepts connections.
+    func start(port: Int, logger: Logger) async throws {
+        let (ready, readyContinuation) = AsyncStream<Int>.makeStream()
+        let app = Application(responder: ConsoleResponder(server: self),
+                              configuration: .init(address: .hostname(session.host, port: port), serverName: nil),
+                              onServerRunning: { channel in readyContinuation.yield(channel.localAddress?.port ?? -1) },
+                              logger: logger)
+        // No signal handling of its own: serve's TerminationSignals stops it.
+        let run = Task { try await app.runService(gracefulShutdownSignals: []) }
+        application.withLock { $0 = run }
+        let failure = Task {
+            _ = await run.result
+            readyContinuation.finish()
+        }
+        var bound: Int?
+        for await value in ready {
+            bound = value
+            break
+        }
+        failure.cancel()
+        guard let bound, bound > 0 else {
+            let reason = if case .failure(let error) = await run.result { "\(error)" } else { "it stopped" }
+            throw MockServerGroup.StartError(description: "could not start the console on \(session.host):\(port): \(reason)")
+        }
+        // A wildcard bind is opened, on this machine, at loopback.
+        let local = ["0.0.0.0", "::"].contains(session.host) ? "127.0.0.1" : session.host
+        let host = local.contains(":") ? "[\(local)]" : local
+        boundURL.withLock { $0 = "http://\(host):\(bound)/" }
+        let pump = Task { [self] in await self.pump() }
+        let ping = Task { [self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(15))
+                self.broadcast(ByteBuffer(string: ": ping\n\n"))
+            }
+        }
+        tasks.withLock { $0 += [pump, ping] }
+    }
+
+    /// Sends the final verdicts (with a scenario), ends every event stream, waits up to
+    /// `grace` for them to drain, and stops the listener.
+    func finish(final result: ScenarioResult?, grace: Duration = .seconds(1)) async {
+        if let result {
+            let event = Self.event("verdicts", verdictsJSON(result, final: true))
+            hub.withLock { $0.finalVerdicts = event }
+            broadcast(event)
+        }
+        let continuations = hub.withLock { hub in
+            defer { hub.subscribers.removeAll() }
+            return hub.subscribers.values.map(\.continuation)
+        }
+        for continuation in continuations { continuation.finish() }
+        for task in tasks.withLock({ $0 }) { task.cancel() }
+        let deadline = ContinuousClock.now + grace
+        while ContinuousClock.now < deadline, openStreams.load(ordering: .relaxed) > 0 {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        application.withLock { $0 }?.cancel()
+    }
+
+    /// Event streams still being written.
+    let openStreams = Atomic<Int>(0)
+
+    /// Feeds every new exchange to the pages, with the verdicts and the state it changes.
+    private func pump() async {
+        for await entry in log.subscribe() {
+            guard let exchange = exchangeJSON(entry) else { continue }
+            let event = Self.event("exchange", exchange)
+            hub.withLock { hub in
+                for (id, var subscriber) in hub.subscribers where !subscriber.sent.contains(entry.sequence) {
+                    subscriber.sent.insert(entry.sequence)
+                    subscriber.continuation.yield(event)
+                    hub.subscribers[id] = subscriber
+                }
+            }
+            if session.scenario != nil, let verdicts = liveVerdicts() {
+                broadcast(Self.event("verdicts", verdicts))
+            }
+            if entry.mock == "control" {
+                broadcast(Self.event("state", await stateJSON()))
+            }
+        }
+    }
+
+    /// Sends the control API's state to every open page.
+    func pushState() async {
+        broadcast(Self.event("state", await stateJSON()))
+    }
+
+    private func broadcast(_ event: ByteBuffer) {
+        hub.withLock { hub in
+            for subscriber in hub.subscribers.values { subscriber.continuation.yield(event) }
+        }
+    }
+
+    /// A page's event stream: `hello`, every exchange so far, the verdicts so far, then live.
+    func events() async -> AsyncStream<ByteBuffer> {
+        let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(20_000))
+        let hello = helloJSON(state: await stateJSON())
+        let finalVerdicts: ByteBuffer? = hub.withLock { hub in
+            let id = hub.next
+            hub.next += 1
+            var subscriber = Subscriber(continuation: continuation)
+            continuation.yield(Self.event("hello", hello))
+            let snapshot = log.entries.suffix(2000)
+            for entry in snapshot {
+                guard let exchange = exchangeJSON(entry) else { continue }
+                subscriber.sent.insert(entry.sequence)
+                continuation.yield(Self.event("exchange", exchange))
+            }
+            if hub.finalVerdicts == nil { hub.subscribers[id] = subscriber }
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.hub.withLock { $0.subscribers.removeValue(forKey: id) }
+            }
+            return hub.finalVerdicts
+        }
+        if let finalVerdicts {
+            continuation.yield(finalVerdicts)
+            continuation.finish()
+        } else if session.scenario != nil, let verdicts = liveVerdicts() {
+            continuation.yield(Self.event("verdicts", verdicts))
+        }
+        return stream
+    }
+
+    // MARK: - Events
+
+    static func event(_ name: String, _ json: Data) -> ByteBuffer {
+        var buffer = ByteBuffer(string: "event: \(name)\ndata: ")
+        // JSON has no raw newlines in it (the encoder escapes them), so one data line.
+        buffer.writeBytes(json)
+        buffer.writeString("\n\n")
+        return buffer
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    func helloJSON(state: Data) -> Data {
+        var session: [String: Any] = ["reachable": reachable, "public_host": self.session.publicHost ?? NSNull()]
+        if let scenario = self.session.scenario {
+            session["scenario"] = scenario.id
+            session["title"] = scenario.title
+            session["flow"] = scenario.flow.rawValue
+            session["expect"] = scenario.expect.outcome.rawValue
+        } else {
+            session["scenario"] = NSNull()
+        }
+        let object: [String: Any] = [
+            "session": session,
+            "ready": (try? JSONSerialization.jsonObject(with: self.session.ready)) ?? [:],
+            "state": (try? JSONSerialization.jsonObject(with: state)) ?? [:],
+        ]
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    }
+
+    /// One exchange as the report's trace has it, masked, timed from the session's first one.
+    func exchangeJSON(_ entry: TrafficEntry) -> Data? {
+        guard var exchange = ScenarioTrace.make(from: [entry], secrets: []).exchanges.first else { return nil }
+        let origin = log.entries.first?.started ?? entry.started
+        exchange.atMilliseconds = Int((entry.started.timeIntervalSince(origin) * 1000).rounded())
+        let masked = masker.trace(ScenarioTrace(exchanges: [exchange], masked: false, secrets: [])).exchanges.first ?? exchange
+        return try? Self.encoder.encode(masked)
+    }
+
+    /// The scenario judged on the traffic so far.
+    func judged() -> ScenarioResult? {
+        guard let scenario = session.scenario, let target = session.target else { return nil }
+        let elapsed = ContinuousClock.now - started
+        return masker.result(ScenarioRunner.judgeByHand(scenario, target: target, entries: log.entries,
+                                                        seconds: Double(elapsed.components.seconds)))
+    }
+
+    private func liveVerdicts() -> Data? {
+        judged().map { verdictsJSON($0, final: false) }
+    }
+
+    /// Live, a check that has not met its situation yet is `pending`, not not-applicable.
+    func verdictsJSON(_ result: ScenarioResult, final: Bool) -> Data {
+        struct Row: Encodable {
+            let check: String
+            let level: String
+            let status: String
+            let reason: String
+            let evidence: [Evidence]
+        }
+        struct Body: Encodable {
+            let final: Bool
+            let status: String
+            let verdicts: [Row]
+        }
+        let rows = result.verdicts.map { verdict in
+            Row(check: verdict.check, level: verdict.level.rawValue,
+                status: !final && verdict.status == .notApplicable ? "pending" : verdict.status.rawValue,
+                reason: verdict.reason, evidence: verdict.evidence)
+        }
+        return (try? Self.encoder.encode(Body(final: final, status: result.status.rawValue, verdicts: rows))) ?? Data("{}".utf8)
+    }
+
+    func stateJSON() async -> Data {
+        Data(await control.handle(MockRequest(method: "GET", target: "/state", remoteAddress: "127.0.0.1")).body)
+    }
+
+    /// The session's conformance report (one scenario, judged so far).
+    func reportHTML() -> String? {
+        guard let result = judged(), let scenario = session.scenario else { return nil }
+        let run = RunReport(client: "by hand (samlharness serve)", catalog: .of([scenario]), shards: [],
+                            started: ISO8601DateFormatter().string(from: Date()),
+                            durationSeconds: Double((ContinuousClock.now - started).components.seconds), jobs: 1,
+                            evaluatedChecks: ExpectationJudge.evaluated.sorted(), results: [result])
+        return HTMLReportWriter.render(ConformanceReport(runs: [run], secretsMasked: true))
+    }
+}
+
+/// The console's HTTP side.
+struct ConsoleResponder: HTTPResponder {
+    typealias Context = ConsoleRequestContext
+    let server: ConsoleServer
+
+    func respond(to request: Request, context: ConsoleRequestContext) async throws -> Response {
+        let path = request.uri.path
+        switch (request.method, path) {
+        case (.get, "/"), (.get, "/index.html"):
+            return Self.answer(.ok, "text/html; charset=utf-8", Array(ConsolePage.html.utf8))
+        case (.get, "/events"):
+            let stream = await server.events()
+            let server = server
+            server.openStreams.add(1, ordering: .relaxed)
+            var headers = HTTPFields()
+            headers[.contentType] = "text/event-stream; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                defer { server.openStreams.subtract(1, ordering: .relaxed) }
+                for await chunk in stream { try await writer.write(chunk) }
+                try await writer.finish(nil)
+            })
+        case (.get, "/traffic.har"):
+            return Self.answer(.ok, "application/json", Array((try? server.log.harJSON()) ?? Data()),
+                               extra: [(.contentDisposition, "attachment; filename=\"traffic.har\"")])
+        case (.get, "/verdicts.json"):
+            guard let result = server.judged() else {
+                return Self.answer(.notFound, "application/json", Array(#"{"error": "no scenario: start serve with --scenario to judge the session"}"#.utf8))
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            return Self.answer(.ok, "application/json", Array((try? encoder.encode(result)) ?? Data()))
+        case (.get, "/report.html"):
+            guard let html = server.reportHTML() else {
+                return Self.answer(.notFound, "text/plain; charset=utf-8", Array("no scenario: start serve with --scenario to get a report\n".utf8))
+            }
+            return Self.answer(.ok, "text/html; charset=utf-8", Array(html.utf8))
+        default:
+            guard path.hasPrefix("/api/") else {
+                return Self.answer(.notFound, "text/plain; charset=utf-8", Array("not found: \(path)\n".utf8))
+            }
+            var body: [UInt8] = []
+            for try await buffer in request.body {
+                guard body.count + buffer.readableBytes <= 64 * 1024 else {
+                    return Self.answer(.contentTooLarge, "application/json", Array(#"{"error": "a control request is at most 64 KiB"}"#.utf8))
+                }
+                body += buffer.readableBytesView
+            }
+            let target = String(path.dropFirst("/api".count)) + (request.uri.query.map { "?\($0)" } ?? "")
+            let answer = await server.control.handle(MockRequest(
+                method: request.method.rawValue, target: target,
+                headers: request.headers.map { ($0.name.rawName, $0.value) }, body: body,
+                connectionID: context.channel.remoteAddress?.port ?? 0,
+                remoteAddress: context.channel.remoteAddress?.ipAddress, origin: server.url))
+            var response = Self.answer(HTTPResponse.Status(code: answer.status), answer.header("Content-Type") ?? "application/json",
+                                       answer.body)
+            response.headers[.cacheControl] = "no-store"
+            if request.method != .get, answer.status < 400 {
+                // Not in the traffic log (in-process): tell every open page.
+                await server.pushState()
+            }
+            return response
+        }
+    }
+
+    static func answer(_ status: HTTPResponse.Status, _ type: String, _ body: [UInt8],
+                       extra: [(HTTPField.Name, String)] = []) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.contentLength] = String(body.count)
+        for (name, value) in extra { headers[name] = value }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// Hummingbird's core context plus the channel (the client's address, for the control API's
+/// loopback rule).
+struct ConsoleRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}

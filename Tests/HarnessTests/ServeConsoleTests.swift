@@ -1,0 +1,248 @@
+import AsyncHTTPClient
+import Foundation
+import MockServers
+import NIOCore
+import SAMLCore
+import Testing
+import TestSupport
+@testable import Harness
+
+/// `samlharness serve`'s live console, through its own HTTP listener as a page sees it: the
+/// event stream pushes each exchange (SAML decoded) and the scenario's verdicts as a login
+/// happens, and the final verdicts when the session ends; the control proxy, the downloads and
+/// the page itself. And `--public-host` in the URLs the mocks hand out.
+@Suite(.serialized) struct ServeConsoleTests {
+    static var scenarioFile: String {
+        SuiteFixture.repository.appendingPathComponent("Scenarios/web-sso/web-sso.shibboleth-form-login.yaml").path
+    }
+
+    /// Reads Server-Sent Events from `url` into `events` until the stream ends.
+    final class EventReader: @unchecked Sendable {
+        private let lock = NSLock()
+        private var buffer = ""
+        private(set) var events: [(name: String, data: [String: Any])] = []
+        private(set) var ended = false
+        let task: Task<Void, Never>
+
+        init(url: String, client: HTTPClient) {
+            let holder = Box()
+            task = Task {
+                do {
+                    let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
+                    for try await chunk in response.body { holder.reader?.append(String(buffer: chunk)) }
+                } catch {}
+                holder.reader?.finish()
+            }
+            holder.reader = self
+        }
+
+        final class Box: @unchecked Sendable { weak var reader: EventReader? }
+
+        func append(_ text: String) {
+            lock.lock()
+            defer { lock.unlock() }
+            buffer += text
+            while let range = buffer.range(of: "\n\n") {
+                let block = String(buffer[..<range.lowerBound])
+                buffer = String(buffer[range.upperBound...])
+                var name = "message"
+                var data = ""
+                for line in block.split(separator: "\n") {
+                    if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
+                    if line.hasPrefix("data: ") { data += line.dropFirst(6) }
+                }
+                guard !data.isEmpty, let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] else { continue }
+                events.append((name, object))
+            }
+        }
+
+        func finish() {
+            lock.lock()
+            ended = true
+            lock.unlock()
+        }
+
+        func snapshot() -> (events: [(name: String, data: [String: Any])], ended: Bool) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (events, ended)
+        }
+
+        /// Polls (bounded) until `condition` holds for the events read so far.
+        func wait(_ what: String, seconds: Double = 20,
+                  until condition: ([(name: String, data: [String: Any])], Bool) -> Bool) async throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                let (events, ended) = snapshot()
+                if condition(events, ended) { return }
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            throw BrowserError("the console's event stream never showed \(what); got \(snapshot().events.map(\.name))")
+        }
+    }
+
+    static func verdicts(_ event: [String: Any]) -> [String: String] {
+        var statuses: [String: String] = [:]
+        for row in event["verdicts"] as? [[String: Any]] ?? [] {
+            if let check = row["check"] as? String, let status = row["status"] as? String { statuses[check] = status }
+        }
+        return statuses
+    }
+
+    @Test func theConsoleShowsTheLoginAsItHappensAndTheFinalVerdicts() async throws {
+        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        var stopped = false
+        defer { if !stopped { _ = serve.stop() } }
+        let console = try #require(serve.ready["console"] as? String)
+        #expect(console.hasPrefix("http://127.0.0.1:"))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let reader = EventReader(url: console + "events", client: client)
+        try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
+        let hello = try #require(reader.snapshot().events.first { $0.name == "hello" }?.data)
+        let session = try #require(hello["session"] as? [String: Any])
+        #expect(session["scenario"] as? String == "web-sso.shibboleth-form-login")
+        #expect(session["reachable"] as? String == "loopback only")
+        #expect((hello["ready"] as? [String: Any])?["idp"] != nil)
+
+        // A login, after the page is open: each exchange arrives as it happens.
+        let browser = TestBrowser()
+        let start = try #require(serve.url("scenario", "start"))
+        let user = TestUser(username: "alice", password: try #require((serve.ready["scenario"] as? [String: Any])?["password"] as? String))
+        let acs = try await SuiteFixture.completeLogin(browser, from: try await browser.get(start), user: user)
+        let resource = try await browser.follow(acs)
+        #expect(resource.status == 200)
+        try await reader.wait("the SAMLResponse decoded") { events, _ in
+            events.contains { event in
+                event.name == "exchange" && (event.data["messages"] as? [[String: Any]] ?? []).contains {
+                    $0["name"] as? String == "SAMLResponse" && ($0["xml"] as? String)?.contains("Assertion") == true
+                }
+            }
+        }
+        try await reader.wait("the resource obtained") { events, _ in
+            events.last { $0.name == "verdicts" }.map { Self.verdicts($0.data)["flow.resource-obtained"] == "pass" } ?? false
+        }
+        let live = try #require(reader.snapshot().events.last { $0.name == "verdicts" }?.data)
+        #expect(live["final"] as? Bool == false)
+        // The password never goes to the page.
+        let password = user.password
+        let exchanges = reader.snapshot().events.filter { $0.name == "exchange" }
+        #expect(exchanges.count >= 5)
+        let sequences = exchanges.compactMap { $0.data["sequence"] as? Int }
+        #expect(Set(sequences).count == sequences.count, "each exchange once")
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: exchanges.map(\.data)), as: UTF8.self)
+        #expect(!text.contains(password) && !text.contains("correct horse+battery"))
+
+        // The downloads and the control proxy.
+        let har = try await browser.get(console + "traffic.har")
+        #expect(har.status == 200 && har.body.contains("\"entries\""))
+        let verdictsFile = try await browser.get(console + "verdicts.json")
+        #expect(verdictsFile.status == 200 && verdictsFile.body.contains("flow.resource-obtained"))
+        let report = try await browser.get(console + "report.html")
+        #expect(report.status == 200 && report.body.contains("web-sso.shibboleth-form-login"))
+        let knobs = try await browser.send("PUT", console + "api/knobs", headers: [("Content-Type", "application/json")],
+                                          body: Array(#"{"knobs": ["wrong-audience"]}"#.utf8))
+        #expect(knobs.status == 200 && knobs.body.contains("wrong-audience"))
+        let refused = try await browser.send("PUT", console + "api/knobs", headers: [], body: Array(#"{"knobs": ["nope"]}"#.utf8))
+        #expect(refused.status == 400 && refused.body.contains("unknown knob"))
+        try await browser.shutdown()
+
+        // The session ends: the final verdicts, then the end of the stream.
+        let (status, stderr) = serve.stop()
+        stopped = true
+        #expect(status == 0, "serve: \(stderr)")
+        #expect(stderr.contains("live console at \(console)"))
+        try await reader.wait("the final verdicts and the end of the stream") { events, ended in
+            ended && events.last { $0.name == "verdicts" }?.data["final"] as? Bool == true
+        }
+        let final = try #require(reader.snapshot().events.last { $0.name == "verdicts" }?.data)
+        #expect(Self.verdicts(final)["flow.resource-obtained"] == "pass")
+        #expect(!Self.verdicts(final).values.contains("pending"), "final verdicts are never pending")
+        reader.task.cancel()
+        try await client.shutdown()
+    }
+
+    @Test func thePageIsSelfContainedAndLateViewersGetTheSessionSoFar() async throws {
+        let serve = try ServeProcess(["--profile", "shibboleth", "--mockidp-dir", SuiteFixture.mockIdP.path])
+        defer { _ = serve.stop() }
+        let console = try #require(serve.ready["console"] as? String)
+        let browser = TestBrowser()
+        let page = try await browser.get(console)
+        #expect(page.status == 200 && page.body.lowercased().hasPrefix("<!doctype html"))
+        for external in ["src=\"http", "href=\"http", "src='http", "@import", "url(http"] {
+            #expect(!page.body.contains(external), "the page loads nothing from elsewhere (\(external))")
+        }
+        // Traffic before the page opens is sent to it first.
+        _ = try await browser.get(try #require(serve.url("sp", "secure")))
+        let noScenario = try await browser.get(console + "verdicts.json")
+        #expect(noScenario.status == 404 && noScenario.body.contains("--scenario"))
+        try await browser.shutdown()
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let reader = EventReader(url: console + "events", client: client)
+        try await reader.wait("the earlier exchange") { events, _ in
+            events.contains { $0.name == "exchange" && $0.data["mock"] as? String == "sp" }
+        }
+        #expect(reader.snapshot().events.first?.name == "hello")
+        #expect((reader.snapshot().events.first?.data["session"] as? [String: Any])?["scenario"] is NSNull)
+        reader.task.cancel()
+        try await client.shutdown()
+    }
+
+    @Test func publicHostNamesTheGivenHostInMetadataAndRedirects() async throws {
+        let serve = try ServeProcess(["--profile", "shibboleth", "--public-host", "localhost", "--no-console",
+                                      "--mockidp-dir", SuiteFixture.mockIdP.path])
+        defer { _ = serve.stop() }
+        #expect(serve.ready["console"] == nil)
+        let metadataURL = try #require(serve.url("idp", "metadata"))
+        #expect(metadataURL.hasPrefix("http://localhost:"))
+        let idpBase = try #require(serve.url("idp", "base"))
+        // Bound to 127.0.0.1; reached here by that address, named localhost in what it says.
+        let browser = TestBrowser()
+        let metadata = try await browser.get(metadataURL.replacingOccurrences(of: "localhost", with: "127.0.0.1"))
+        #expect(metadata.body.contains("Location=\"\(idpBase)/"))
+        #expect(!metadata.body.contains("127.0.0.1"))
+        let secure = try #require(serve.url("sp", "secure")).replacingOccurrences(of: "localhost", with: "127.0.0.1")
+        let redirect = try await browser.get(secure)
+        try await browser.shutdown()
+        #expect(redirect.location?.hasPrefix(idpBase + "/") == true, "the SP redirects to \(redirect.location ?? "nothing")")
+        let message = try RedirectBinding.decode(try #require(redirect.location))
+        #expect(message.xmlString.contains("AssertionConsumerServiceURL=\"http://localhost:"))
+    }
+
+    @Test func aBadPublicHostIsRefused() async throws {
+        let outcome = try await HarnessBinary.run(["serve", "--public-host", "http://phone.local:80/"])
+        #expect(outcome.status == 64 || outcome.status == 2, "status \(outcome.status)")
+        #expect(outcome.stderr.contains("--public-host"))
+    }
+}
+
+/// The console in a real browser: headless Chromium (Debian's, driven by Playwright) opens it
+/// before the reference client logs in and, without a reload, shows the exchanges, the decoded
+/// SAMLResponse and the scenario's verdicts; then the final verdicts after serve stops
+/// (`Tests/Interop/console_browser_check.py`; screenshots kept in `.build/console-browser/`).
+/// Needs `scripts/setup-browser-tests.sh` (`.venv-browser`); required in CI.
+@Suite(.serialized) struct ConsoleBrowserTests {
+    static var python: String { SuiteFixture.repository.appendingPathComponent(".venv-browser/bin/python").path }
+
+    @Test func chromiumShowsTheSessionLiveWithoutAReload() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python) || ProcessInfo.processInfo.environment["CI"] != nil else {
+            return
+        }
+        let out = SuiteFixture.repository.appendingPathComponent(".build/console-browser")
+        try? FileManager.default.removeItem(at: out)
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let bin = HarnessBinary.url.deletingLastPathComponent()
+        let outcome = try await ClientProcess.run(Self.python, [
+            ClientProcess.script("console_browser_check.py"),
+            "--serve", HarnessBinary.url.path, "--client", bin.appendingPathComponent("samlh-reference-client").path,
+            "--scenario", ServeConsoleTests.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path, "--out", out.path,
+        ], timeout: 240)
+        #expect(outcome.status == 0, "console_browser_check.py: \(outcome.stdout.suffix(3000)) \(outcome.stderr.suffix(2000))")
+        let result = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("result.json"))) as? [String: Any]
+        #expect(result?["opened_before_traffic"] as? Bool == true)
+        #expect(result?["saml_response_decoded"] as? Bool == true)
+        #expect((result?["exchanges_shown"] as? Int ?? 0) >= 4)
+        let verdicts = result?["verdicts"] as? [String: String] ?? [:]
+        #expect(verdicts["flow.resource-obtained"] == "pass", "\(verdicts)")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("console-live.png").path))
+    }
+}
