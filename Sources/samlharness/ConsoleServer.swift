@@ -33,7 +33,8 @@ final class ConsoleServer: Sendable {
     }
 
     let log: TrafficLog
-    let control: ControlAPI
+    /// The mocks' control API; nil for a replayed recording (nothing to switch).
+    let control: ControlAPI?
     let session: Session
     let started = ContinuousClock.now
     private let masker: SecretMasker
@@ -56,7 +57,7 @@ final class ConsoleServer: Sendable {
         var finalVerdicts: ByteBuffer?
     }
 
-    init(log: TrafficLog, control: ControlAPI, session: Session) {
+    init(log: TrafficLog, control: ControlAPI?, session: Session) {
         self.log = log
         self.control = control
         self.session = session
@@ -272,7 +273,8 @@ final class ConsoleServer: Sendable {
     }
 
     func stateJSON() async -> Data {
-        Data(await control.handle(MockRequest(method: "GET", target: "/state", remoteAddress: "127.0.0.1")).body)
+        guard let control else { return Data(#"{"replay": true, "knobs": []}"#.utf8) }
+        return Data(await control.handle(MockRequest(method: "GET", target: "/state", remoteAddress: "127.0.0.1")).body)
     }
 
     /// The session's conformance report (one scenario, judged so far).
@@ -334,8 +336,12 @@ struct ConsoleResponder: HTTPResponder {
                 }
                 body += buffer.readableBytesView
             }
+            guard let control = server.control else {
+                return Self.answer(.notFound, "application/json",
+                                   Array(#"{"error": "a replayed recording has no control API: no knobs, clock or profile to switch"}"#.utf8))
+            }
             let target = String(path.dropFirst("/api".count)) + (request.uri.query.map { "?\($0)" } ?? "")
-            let answer = await server.control.handle(MockRequest(
+            let answer = await control.handle(MockRequest(
                 method: request.method.rawValue, target: target,
                 headers: request.headers.map { ($0.name.rawName, $0.value) }, body: body,
                 connectionID: context.channel.remoteAddress?.port ?? 0,

@@ -137,6 +137,10 @@ struct ServeCommand: AsyncParsableCommand {
                 }
             }
             if let loadedScenario, loadedScenario.flow == .replay {
+                if publicHost != nil {
+                    FileHandle.standardError.write(Data("error: --public-host does not apply to a replayed recording (its listeners keep their loopback URLs); leave it out\n".utf8))
+                    throw ExitCode(2)
+                }
                 try await serveReplay(loadedScenario, directory: directory, started: started, logger: logger)
                 return
             }
@@ -236,10 +240,25 @@ struct ServeCommand: AsyncParsableCommand {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let ready = ReplayReadyLine(replay: session.readyInfo, scenario: target,
                                     startupMilliseconds: (milliseconds * 10).rounded() / 10)
+        var line = try encoder.encode(ready)
+        var console: ConsoleServer?
+        if !noConsole {
+            let server = ConsoleServer(log: session.log, control: nil,
+                                       session: .init(scenario: scenario, target: target, ready: line, host: host, publicHost: nil))
+            try await server.start(port: consolePort, logger: logger)
+            line = try Self.adding("console", try JSONSerialization.data(withJSONObject: server.url, options: .fragmentsAllowed), to: line)
+            console = server
+        }
         let termination = TerminationSignals()
-        FileHandle.standardOutput.write(try encoder.encode(ready) + Data("\n".utf8))
+        FileHandle.standardOutput.write(line + Data("\n".utf8))
+        if let console {
+            FileHandle.standardError.write(Data("samlharness serve: live console at \(console.url) (\(console.reachable))\n".utf8))
+        }
         let signal = await termination.wait()
         logger.notice("\(signal): stopping")
+        if let console {
+            await console.finish(final: console.judged())
+        }
         await session.stop()
         if let harOut {
             try session.log.harJSON().write(to: URL(fileURLWithPath: harOut))

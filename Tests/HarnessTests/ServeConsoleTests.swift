@@ -187,6 +187,39 @@ import TestSupport
         try await client.shutdown()
     }
 
+    @Test func aReplayedRecordingHasAConsoleWithoutControls() async throws {
+        let file = SuiteFixture.repository.appendingPathComponent("Scenarios/recorded/shibboleth-login.yaml").path
+        let serve = try ServeProcess(["--scenario", file, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        var stopped = false
+        defer { if !stopped { _ = serve.stop() } }
+        let console = try #require(serve.ready["console"] as? String)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let reader = EventReader(url: console + "events", client: client)
+        try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
+        let browser = TestBrowser()
+        let (acs, _) = try await RecordedSupport.login(browser, start: try #require(serve.url("scenario", "start")))
+        #expect(acs.status == 302)
+        try await reader.wait("the replayed SAMLResponse") { events, _ in
+            events.contains { event in
+                event.name == "exchange" && (event.data["messages"] as? [[String: Any]] ?? []).contains { $0["name"] as? String == "SAMLResponse" }
+            }
+        }
+        let knobs = try await browser.send("PUT", console + "api/knobs", headers: [], body: Array(#"{"knobs": ["expired"]}"#.utf8))
+        #expect(knobs.status == 404 && knobs.body.contains("no control API"))
+        try await browser.shutdown()
+        let (status, stderr) = serve.stop()
+        stopped = true
+        #expect(status == 0, "serve: \(stderr)")
+        try await reader.wait("the final verdicts") { events, ended in
+            ended && events.last { $0.name == "verdicts" }?.data["final"] as? Bool == true
+        }
+        reader.task.cancel()
+        try await client.shutdown()
+        let refused = try await HarnessBinary.run(["serve", "--scenario", file, "--public-host", "10.0.2.2",
+                                                   "--mockidp-dir", SuiteFixture.mockIdP.path])
+        #expect(refused.status == 2 && refused.stderr.contains("--public-host does not apply to a replayed recording"))
+    }
+
     @Test func publicHostNamesTheGivenHostInMetadataAndRedirects() async throws {
         let serve = try ServeProcess(["--profile", "shibboleth", "--public-host", "localhost", "--no-console",
                                       "--mockidp-dir", SuiteFixture.mockIdP.path])
