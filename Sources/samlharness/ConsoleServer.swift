@@ -42,6 +42,7 @@ final class ConsoleServer: Sendable {
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let application = Mutex<Task<Void, any Error>?>(nil)
     private let boundURL = Mutex("")
+    private let firstStarted = Mutex<Date?>(nil)
     /// The console's URL (for a person: the bound address).
     var url: String { boundURL.withLock { $0 } }
 
@@ -232,7 +233,11 @@ final class ConsoleServer: Sendable {
     /// One exchange as the report's trace has it, masked, timed from the session's first one.
     func exchangeJSON(_ entry: TrafficEntry) -> Data? {
         guard var exchange = ScenarioTrace.make(from: [entry], secrets: []).exchanges.first else { return nil }
-        let origin = log.entries.first?.started ?? entry.started
+        // The session's first exchange so far, kept (not the log sorted again per exchange).
+        let origin = firstStarted.withLock { first in
+            if first.map({ entry.started < $0 }) ?? true { first = entry.started }
+            return first ?? entry.started
+        }
         exchange.atMilliseconds = Int((entry.started.timeIntervalSince(origin) * 1000).rounded())
         let masked = masker.trace(ScenarioTrace(exchanges: [exchange], masked: false, secrets: [])).exchanges.first ?? exchange
         return try? Self.encoder.encode(masked)
@@ -290,10 +295,10 @@ final class ConsoleServer: Sendable {
 
 /// The console's HTTP side.
 struct ConsoleResponder: HTTPResponder {
-    typealias Context = ConsoleRequestContext
+    typealias Context = MockRequestContext
     let server: ConsoleServer
 
-    func respond(to request: Request, context: ConsoleRequestContext) async throws -> Response {
+    func respond(to request: Request, context: MockRequestContext) async throws -> Response {
         let path = request.uri.path
         switch (request.method, path) {
         case (.get, "/"), (.get, "/index.html"):
@@ -364,17 +369,5 @@ struct ConsoleResponder: HTTPResponder {
         headers[.contentLength] = String(body.count)
         for (name, value) in extra { headers[name] = value }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
-    }
-}
-
-/// Hummingbird's core context plus the channel (the client's address, for the control API's
-/// loopback rule).
-struct ConsoleRequestContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    let channel: any Channel
-
-    init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        channel = source.channel
     }
 }

@@ -174,25 +174,8 @@ struct ServeCommand: AsyncParsableCommand {
             if let target {
                 line = try Self.adding("scenario", try encoder.encode(target), to: line)
             }
-            var console: ConsoleServer?
-            if !noConsole {
-                let server = ConsoleServer(log: suite.log, control: suite.control,
-                                           session: .init(scenario: loadedScenario, target: target, ready: line, host: host,
-                                                          publicHost: publicHost))
-                try await server.start(port: consolePort, logger: logger)
-                line = try Self.adding("console", try JSONSerialization.data(withJSONObject: server.url, options: .fragmentsAllowed), to: line)
-                console = server
-            }
-            let termination = TerminationSignals()
-            FileHandle.standardOutput.write(line + Data("\n".utf8))
-            if let console {
-                FileHandle.standardError.write(Data("samlharness serve: live console at \(console.url) (\(console.reachable))\n".utf8))
-            }
-            let signal = await termination.wait()
-            logger.notice("\(signal): stopping")
-            if let console {
-                await console.finish(final: console.judged())
-            }
+            try await announceAndWait(line, log: suite.log, control: suite.control, scenario: loadedScenario, target: target,
+                                      publicHost: publicHost, logger: logger)
             await suite.stop()
             if let harOut {
                 try suite.log.harJSON().write(to: URL(fileURLWithPath: harOut))
@@ -208,6 +191,31 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as MockServerGroup.StartError {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
+        }
+    }
+
+    /// Starts the live console (unless --no-console; its URL goes into the ready line), prints
+    /// the ready line, waits for SIGINT/SIGTERM, then sends the pages the final verdicts.
+    func announceAndWait(_ readyLine: Data, log: TrafficLog, control: ControlAPI?, scenario: Scenario?, target: ScenarioTarget?,
+                         publicHost: String?, logger: Logger) async throws {
+        var line = readyLine
+        var console: ConsoleServer?
+        if !noConsole {
+            let server = ConsoleServer(log: log, control: control,
+                                       session: .init(scenario: scenario, target: target, ready: line, host: host, publicHost: publicHost))
+            try await server.start(port: consolePort, logger: logger)
+            line = try Self.adding("console", try JSONSerialization.data(withJSONObject: server.url, options: .fragmentsAllowed), to: line)
+            console = server
+        }
+        let termination = TerminationSignals()
+        FileHandle.standardOutput.write(line + Data("\n".utf8))
+        if let console {
+            FileHandle.standardError.write(Data("samlharness serve: live console at \(console.url) (\(console.reachable))\n".utf8))
+        }
+        let signal = await termination.wait()
+        logger.notice("\(signal): stopping")
+        if let console {
+            await console.finish(final: console.judged())
         }
     }
 
@@ -240,25 +248,8 @@ struct ServeCommand: AsyncParsableCommand {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let ready = ReplayReadyLine(replay: session.readyInfo, scenario: target,
                                     startupMilliseconds: (milliseconds * 10).rounded() / 10)
-        var line = try encoder.encode(ready)
-        var console: ConsoleServer?
-        if !noConsole {
-            let server = ConsoleServer(log: session.log, control: nil,
-                                       session: .init(scenario: scenario, target: target, ready: line, host: host, publicHost: nil))
-            try await server.start(port: consolePort, logger: logger)
-            line = try Self.adding("console", try JSONSerialization.data(withJSONObject: server.url, options: .fragmentsAllowed), to: line)
-            console = server
-        }
-        let termination = TerminationSignals()
-        FileHandle.standardOutput.write(line + Data("\n".utf8))
-        if let console {
-            FileHandle.standardError.write(Data("samlharness serve: live console at \(console.url) (\(console.reachable))\n".utf8))
-        }
-        let signal = await termination.wait()
-        logger.notice("\(signal): stopping")
-        if let console {
-            await console.finish(final: console.judged())
-        }
+        try await announceAndWait(try encoder.encode(ready), log: session.log, control: nil, scenario: scenario, target: target,
+                                  publicHost: nil, logger: logger)
         await session.stop()
         if let harOut {
             try session.log.harJSON().write(to: URL(fileURLWithPath: harOut))

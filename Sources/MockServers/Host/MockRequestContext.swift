@@ -2,12 +2,13 @@ import Hummingbird
 import NIOCore
 
 /// The per-request context the listeners use: Hummingbird's core storage plus the channel,
-/// so the traffic log can name the connection and a fault can close it.
-struct MockRequestContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    let channel: any Channel
+/// so the traffic log can name the connection and a fault can close it (and the live console
+/// can tell a loopback client).
+public struct MockRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let channel: any Channel
 
-    init(source: ApplicationRequestContextSource) {
+    public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.channel = source.channel
     }

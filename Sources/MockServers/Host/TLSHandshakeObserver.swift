@@ -115,7 +115,8 @@ final class TLSHandshakeObserver {
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            // Fires after the SSL handler saw the close, and its error, if any.
+            // The SSL handler and the decrypted side see the close first (and its error, if
+            // any): the record is made once, here.
             context.fireChannelInactive()
             observer.closed(channel: context.channel)
         }
@@ -145,11 +146,6 @@ final class TLSHandshakeObserver {
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
             if !observer.sawRequest, observer.error == nil { observer.error = "\(error)" }
             context.fireErrorCaught(error)
-        }
-
-        func channelInactive(context: ChannelHandlerContext) {
-            context.fireChannelInactive()
-            observer.closed(channel: context.channel)
         }
     }
 }

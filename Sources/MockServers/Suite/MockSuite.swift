@@ -26,6 +26,8 @@ public final class MockSuite: Sendable {
     public let servers: MockServerGroup
     /// The good https identity (its CA is the one clients trust), when a knob asked for TLS.
     public let tls: MockTLS?
+    /// The https mocks and what each presents: `good`, or its fault (`expired`…).
+    public let httpsListeners: [String: String]
     /// Where other profiles are loaded from when the control API switches.
     public let mockIdPDirectory: URL?
 
@@ -33,7 +35,7 @@ public final class MockSuite: Sendable {
 
     private init(environment: MockEnvironment, idp: MockIdP, sp: MockSP, auth: HTTPAuthMock, proxy: ForwardProxyMock,
                  cas: CASServer, adfs: ADFSServer, cm: CirculationManager, control: ControlAPI, servers: MockServerGroup,
-                 tls: MockTLS?, mockIdPDirectory: URL?) {
+                 tls: MockTLS?, httpsListeners: [String: String], mockIdPDirectory: URL?) {
         self.environment = environment
         self.idp = idp
         self.sp = sp
@@ -45,6 +47,7 @@ public final class MockSuite: Sendable {
         self.control = control
         self.servers = servers
         self.tls = tls
+        self.httpsListeners = httpsListeners
         self.mockIdPDirectory = mockIdPDirectory
     }
 
@@ -92,7 +95,9 @@ public final class MockSuite: Sendable {
             environment.setBaseURL(binding.baseURL, for: binding.name)
         }
         return MockSuite(environment: environment, idp: idp, sp: sp, auth: auth, proxy: proxy, cas: cas, adfs: adfs, cm: cm,
-                         control: control, servers: servers, tls: identity, mockIdPDirectory: mockIdPDirectory)
+                         control: control, servers: servers, tls: identity,
+                         httpsListeners: Dictionary(uniqueKeysWithValues: identities.served.map { ($0.key.rawValue, $0.value.fault?.rawValue ?? "good") }),
+                         mockIdPDirectory: mockIdPDirectory)
     }
 
     /// The https identity of each mock the knobs put on https: the good one (`tls`, or the
@@ -200,17 +205,8 @@ public final class MockSuite: Sendable {
             knobs: environment.knobs.map(\.text),
             startupMilliseconds: startupMilliseconds)
         if let tls {
-            var listeners: [String: String] = [:]
-            for knob in environment.knobs {
-                for mock in knob.httpsMocks where listeners[mock.rawValue] == nil {
-                    if case .tlsFault(let fault, _) = knob { listeners[mock.rawValue] = fault.rawValue }
-                }
-            }
-            for knob in environment.knobs {
-                for mock in knob.httpsMocks where listeners[mock.rawValue] == nil { listeners[mock.rawValue] = "good" }
-            }
-            info.tls = .init(caFile: tls.caFile.path, spPlain: listeners["sp"] == nil ? nil : environment.baseURL(of: "sp-plain"),
-                             listeners: listeners)
+            info.tls = .init(caFile: tls.caFile.path, spPlain: httpsListeners["sp"] == nil ? nil : environment.baseURL(of: "sp-plain"),
+                             listeners: httpsListeners)
         }
         return info
     }
