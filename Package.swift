@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // libxml2 + libxmlsec1 (OpenSSL backend) + zlib. The -D flags pkg-config prints are
@@ -64,12 +66,27 @@ let package = Package(
             ],
             resources: [.copy("Resources")]
         ),
+        // `samlharness record`: the recording forward proxy (CONNECT with TLS interception by a
+        // local recording CA, upstream verified), its HAR. Reads the mocks' traffic types.
+        .target(
+            name: "Recording",
+            dependencies: [
+                "MockServers",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "samlharness",
             dependencies: [
                 "SAMLCore",
                 "MockServers",
                 "Harness",
+                "Recording",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -138,8 +155,10 @@ let package = Package(
                 "MockServers",
                 "SAMLCore",
                 "TestSupport",
+                "Recording",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             resources: [.copy("Fixtures")]
         ),

@@ -39,14 +39,19 @@ struct ImportHARCommand: ParsableCommand {
     @Flag(help: "Also list the exchanges left out and why.")
     var verbose = false
 
-    var scenarioID: String {
+    var scenarioID: String { Self.scenarioID(out: out) }
+
+    static func scenarioID(out: String) -> String {
         URL(fileURLWithPath: out).deletingPathExtension().lastPathComponent
     }
 
-    func validate() throws {
+    func validate() throws { try Self.validateOut(out, force: force) }
+
+    /// `--out` names a new (or `--force`d) `.yaml` whose name is a scenario id.
+    static func validateOut(_ out: String, force: Bool) throws {
         guard out.hasSuffix(".yaml") else { throw ValidationError("--out must name a .yaml file "
             + "(Scenarios/recorded/NAME.yaml)") }
-        let id = scenarioID
+        let id = scenarioID(out: out)
         let valid = id.range(of: "^[a-z0-9][a-z0-9._-]{2,95}$", options: .regularExpression) != nil
         guard valid else {
             throw ValidationError("--out: `\(id)` is not a scenario id (3–96 characters: lowercase letters, "
@@ -66,12 +71,26 @@ struct ImportHARCommand: ParsableCommand {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
         }
+        try Self.write(result, from: file, to: out, verbose: verbose, mode: nil)
+    }
+
+    /// Writes the imported scenario to `out` (with file `mode` when given) and prints what was
+    /// imported, left out, warned about and redacted.
+    static func write(_ result: ChainImporter.Result, from file: String, to out: String, verbose: Bool, mode: Int?) throws {
         let chain = result.chain
         let yaml = try RecordedScenarioWriter.yaml(result.scenario)
         do {
             let url = URL(fileURLWithPath: out)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(yaml.utf8).write(to: url)
+            if let mode {
+                try? FileManager.default.removeItem(at: url)
+                guard FileManager.default.createFile(atPath: url.path, contents: Data(yaml.utf8),
+                                                     attributes: [.posixPermissions: mode]) else {
+                    throw CocoaError(.fileWriteUnknown)
+                }
+            } else {
+                try Data(yaml.utf8).write(to: url)
+            }
         } catch {
             FileHandle.standardError.write(Data("error: cannot write \(out): \(error.localizedDescription)\n".utf8))
             throw ExitCode(1)

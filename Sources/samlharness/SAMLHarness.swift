@@ -9,7 +9,7 @@ struct SAMLHarnessCommand: AsyncParsableCommand {
         abstract: "SAML protocol conformance and test harness.",
         subcommands: [DecodeCommand.self, VerifyResponseCommand.self, KeysCommand.self,
                       SelfCheckCommand.self, BenchCommand.self, ServeCommand.self, KnobsCommand.self, LoadCommand.self,
-                      ListCommand.self, ImportHARCommand.self, RunCommand.self, ReportCommand.self, AttackSPCommand.self]
+                      ListCommand.self, ImportHARCommand.self, RecordCommand.self, RecordingCACommand.self, RunCommand.self, ReportCommand.self, AttackSPCommand.self]
     )
 
     /// Usage errors exit 2 (DESIGN.md's CLI contract), not ArgumentParser's 64.

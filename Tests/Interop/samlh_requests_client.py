@@ -40,7 +40,8 @@ client", exit 2):
   on cas:authenticationFailure; then DELETE the TGT (logout).
 
 Everywhere: one requests.Session (cookies kept; trust_env off, so no ~/.netrc credentials or
-proxy variables slip in), redirects followed by hand (each hop visible, at most 20 per request;
+proxy variables slip in; SAMLH_VIA_PROXY=URL sends everything through that forward proxy, as
+`samlharness record` needs), redirects followed by hand (each hop visible, at most 20 per request;
 an https→http redirect is refused, never followed with the session's cookies), a Basic 401
 answered once per request, a per-request timeout of SAMLH_REQUEST_TIMEOUT seconds (default 10).
 
@@ -216,6 +217,10 @@ class Browser:
             self.verify = env.get("SAMLH_CA_FILE") or True
         self.session = requests.Session()
         self.session.trust_env = False  # no ~/.netrc credentials, no proxy or CA variables
+        # SAMLH_VIA_PROXY: every request through this forward proxy (samlharness record), named
+        # explicitly — trust_env stays off, and loopback goes through it too.
+        if env.get("SAMLH_VIA_PROXY"):
+            self.session.proxies = {"http": env["SAMLH_VIA_PROXY"], "https": env["SAMLH_VIA_PROXY"]}
         self.session.verify = self.verify
         self.username = env.get("SAMLH_USERNAME", "")
         self.password = env.get("SAMLH_PASSWORD", "")
