@@ -220,6 +220,39 @@ def attack_run(binary, out, size, personality):
     if len(res) != size: die(f"{len(res)} results, the catalog lists {size}")
     return res
 
+def record(args):
+    """record BIN WORK: the reference client logs in to the mocks through `record`; SIGINT writes
+    the HAR (mode 0600) and the scenario; the replay passes with the reference client."""
+    binary, work = args
+    s = Serve(binary)
+    out, har = os.path.join(work, "recorded-live", "smoke-record.yaml"), os.path.join(work, "smoke-record.har")
+    p = subprocess.Popen([binary, "record", "--listen", "127.0.0.1:0", "--allow-host", "127.0.0.1", "--others", "refuse",
+                          "--ca-dir", os.path.join(work, "recording-ca"), "--out", out, "--har", har],
+                         stdout=subprocess.PIPE, stderr=open(os.environ["SMOKE_SERVE_LOG"], "a"), text=True)
+    ready, _, _ = select.select([p.stdout], [], [], 120)  # hang detector only
+    if not ready: p.kill(); s.stop(); die("record: no ready line within 120 s")
+    r = json.loads(p.stdout.readline())
+    u = s.r["users"][0]
+    env = dict(os.environ, http_proxy=r["proxy"], https_proxy=r["proxy"], no_proxy="", SAMLH_FLOW="web-sso",
+               SAMLH_START_URL=s.r["sp"]["secure"], SAMLH_USERNAME=u["username"], SAMLH_PASSWORD=u["password"],
+               SAMLH_RESULT_FILE=os.path.join(work, "record-client.json"))
+    client = subprocess.run([os.path.join(os.path.dirname(binary), "samlh-reference-client")], env=env,
+                            capture_output=True, text=True, timeout=120)
+    p.send_signal(signal.SIGINT)
+    try: rest = p.communicate(timeout=60)[0]
+    except subprocess.TimeoutExpired: p.kill(); die("record did not stop on SIGINT")
+    s.stop()
+    if client.returncode != 0: die(f"reference client through the proxy exited {client.returncode}: {client.stderr[-300:]}")
+    if p.returncode != 0: die(f"record exited {p.returncode} on SIGINT: {rest[-300:]}")
+    entries = json.load(open(har))["log"]["entries"]
+    if os.stat(har).st_mode & 0o777 != 0o600 or os.stat(out).st_mode & 0o777 != 0o600: die("HAR or scenario not mode 0600")
+    if not any("SAMLResponse=" in (e["request"].get("postData") or {}).get("text", "") for e in entries): die("no SAMLResponse recorded")
+    rd = os.path.join(work, "record-replay")
+    run = subprocess.run([binary, "run", "--builtin", "reference", "--scenarios", out, "--report-dir", rd],
+                         capture_output=True, text=True, timeout=300)
+    if run.returncode != 0 or "1 pass, 0 fail" not in run.stdout: die(f"replay of the recording: {run.stdout[-300:]}")
+    print(f"reference client through the proxy: {len(entries)} exchanges recorded, HAR and scenario mode 0600, the replay passes")
+
 def pick(args):
     """pick BIN SELECTED FLOWS PER: up to PER scenarios of each (flow, outcome), id order."""
     binary, selected, flows, per = args[0], args[1], args[2], int(args[3])
@@ -348,6 +381,10 @@ if [[ $i1 -eq 0 && $i2 -eq 0 && $i3 -eq 0 && $i4 -eq 0 && $i5 -eq 0 && -s "$work
     ok import-har "HAR (redacted: $(grep -o '^redacted [0-9]*' "$work/import.out" | cut -d' ' -f2) items), SAML-tracer and three real recordings (login, failed login, ECP) imported; every replay passes with the reference client"
   else fail import-har "replay exit $rc: $(tailof replay)"; fi
 else fail import-har "imports exit $i1/$i2/$i3/$i4/$i5: $(tailof import) $(tailof import2) $(tailof import3)"; fi
+
+# record: a login through the recording proxy becomes a HAR and a scenario that replays.
+if line="$(timeout -k 5 "$hang" python3 "$work/check.py" record "$bin" "$work" 2>&1)"; then ok record "$line"
+else fail record "$line $(tail -n 2 "$work/serve.log" | tr '\n' ' ')"; fi
 
 # attack-sp against the mock SP: hardened, every attack rejected (nameid-comment read whole), exit 0;
 # stock Shibboleth, what a real Shibboleth SP 3.4.1 does (xsw3 and second-assertion ignored, SHA-1 and

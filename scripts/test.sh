@@ -18,14 +18,16 @@ swift build --build-tests
 # and the real-recording walks each get the machine to themselves, so none skews the others'
 # clocks or the rest.
 swift test --skip-build --skip HostileCorpusTests --skip MutationTests \
-    --skip RecordedRealWalkTests --skip ConnectionCloseTests --skip ReplayConnectionTests --skip ConsoleBrowserTests
+    --skip RecordedRealWalkTests --skip ConnectionCloseTests --skip ReplayConnectionTests --skip ConsoleBrowserTests \
+    --skip RecordProxyTests --skip RecordRealProductsTests
 swift test --skip-build --filter HostileCorpusTests
 swift test --skip-build --filter MutationTests
 # The recordings of real products walked by real clients (dozens of client processes), the
-# live console in headless Chromium, and
+# live console in headless Chromium, `samlharness record` with three clients in front of the
+# mocks and of real SimpleSAMLphp + Shibboleth SP (each recording replayed and walked), and
 # 20 MB bodies through every listener: apart, so their load does not stretch the timing
 # windows (CAS ticket lifetimes) the main pass checks in real time.
-swift test --skip-build --filter "RecordedRealWalkTests|ConnectionCloseTests|ReplayConnectionTests|ConsoleBrowserTests"
+swift test --skip-build --filter "RecordedRealWalkTests|ConnectionCloseTests|ReplayConnectionTests|ConsoleBrowserTests|RecordProxyTests|RecordRealProductsTests"
 # The real-client suite (issue 17): widely used, unmodified clients through `samlharness run`;
 # docs/real-clients.md must still be what they do (a changed verdict fails with the difference).
 SAMLH_BIN=.build/debug/samlharness bash scripts/real-clients.sh --check

@@ -71,6 +71,11 @@ struct RecordCommand: AsyncParsableCommand {
                                valueName: "tunnel|refuse"))
     var others: RecordingProxy.Others = .tunnel
 
+    @Option(name: .customLong("max-body-mib"),
+            help: ArgumentHelp("The largest request or response body recorded (larger requests get 413, larger answers 502).",
+                               valueName: "MiB"))
+    var maxBodyMiB = 64
+
     @Flag(help: "Also list the exchanges the import left out and why.")
     var verbose = false
 
@@ -99,6 +104,7 @@ struct RecordCommand: AsyncParsableCommand {
         for text in allowHost {
             do { _ = try HostPattern(text) } catch let invalid as HostPattern.Invalid { throw ValidationError(invalid.description) }
         }
+        guard (1...1024).contains(maxBodyMiB) else { throw ValidationError("--max-body-mib \(maxBodyMiB): expected 1–1024") }
         guard listenAddress != nil else {
             throw ValidationError("--listen \(listen): expected HOST:PORT (127.0.0.1:8080, 0.0.0.0:8080, [::1]:8080)")
         }
@@ -130,7 +136,8 @@ struct RecordCommand: AsyncParsableCommand {
         let bound: (host: String, port: Int)
         do {
             proxy = try RecordingProxy(options: .init(host: host, port: port, allow: patterns, others: others,
-                                                      insecureUpstream: insecureUpstream, upstreamCAFile: upstreamCA),
+                                                      insecureUpstream: insecureUpstream, upstreamCAFile: upstreamCA,
+                                                      maxBodyBytes: maxBodyMiB << 20),
                                        ca: ca, report: { Self.stderr($0) })
             bound = try await proxy.start()
         } catch {

@@ -254,6 +254,33 @@ import X509
         }
     }
 
+    // MARK: - Bad input
+
+    @Test func badRequestsGetClearAnswersNotCrashes() async throws {
+        let recorded = try await Self.record(arguments: ["--allow-host", "127.0.0.1", "--max-body-mib", "1"], id: "bad-input") { serve, recorder in
+            let proxyURL = try #require(recorder.ready["proxy"] as? String)
+            let port = try #require(URLComponents(string: proxyURL)?.port)
+            let garbage = try await RawHTTPExchange.send(port: port, head: "GARBAGE\r\n\r\n")
+            #expect(garbage.statusLine == "HTTP/1.1 400 Bad Request", "\(garbage.text)")
+            let connect = try await RawHTTPExchange.send(port: port, head: "CONNECT no-port-here HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(connect.statusLine.hasPrefix("HTTP/1.1 400"), "\(connect.text)")
+            #expect(connect.text.contains("CONNECT needs host:port"))
+            let sp = try #require(serve.url("sp", "base")).replacingOccurrences(of: "https://", with: "http://")
+            let big = try await RawHTTPExchange.send(
+                port: port, head: "POST \(sp)/Shibboleth.sso/SAML2/POST HTTP/1.1\r\nHost: x\r\nContent-Length: \(2 << 20)\r\n\r\n",
+                bodyBytes: 2 << 20)
+            #expect(big.statusLine.hasPrefix("HTTP/1.1 413"), "\(big.statusLine)")
+            #expect(big.header("Connection") == ["close"])
+            // An allowed origin that does not answer: 502 naming it, the exchange recorded.
+            let closed = try await RawHTTPExchange.send(
+                port: port, head: "GET http://127.0.0.1:1/x HTTP/1.1\r\nHost: 127.0.0.1:1\r\nConnection: close\r\n\r\n")
+            #expect(closed.statusLine.hasPrefix("HTTP/1.1 502"), "\(closed.text)")
+            #expect(closed.text.contains("could not get an answer from 127.0.0.1:1"))
+        }
+        let notes = recorded.entries.compactMap { $0["_annotations"] as? [String: String] }
+        #expect(notes.contains { $0["record.upstream-error"]?.contains("could not connect") == true }, "\(notes)")
+    }
+
     // MARK: - The CA and its leaves
 
     @Test func aNewRecordingCAIsPrivateAndItsLeavesVerify() async throws {
@@ -297,6 +324,87 @@ import X509
         #expect(v6.matches(host: "[::1]", port: 8443) && v6.description == "[::1]:8443")
         for bad in ["https://idp.example.org", "", "idp.example.org:99999", "*idp.example.org", "a b"] {
             #expect(throws: HostPattern.Invalid.self, "\(bad)") { try HostPattern(bad) }
+        }
+    }
+}
+
+/// `samlharness record` in front of REAL products on loopback: the Debian SimpleSAMLphp 1.19 IdP
+/// (`php -S`) and a Shibboleth SP 3.4 (Apache + mod_shib), started by
+/// `scripts/record-real-chains.sh start` (plain http, as that script serves them: the SP on
+/// `localhost`, the IdP on `127.0.0.1`). Each client logs in through the recorder; each recording
+/// imports, replays, and is walked by the reference client through `samlharness run`.
+@Suite(.serialized) struct RecordRealProductsTests {
+    static let username = "peer-alice"
+    static let password = "peer pass+1=ok&%"
+
+    /// Starts the products; returns their start URL.
+    static func startProducts() async throws -> String {
+        let script = ClientProcess.repository.appendingPathComponent("scripts/record-real-chains.sh").path
+        let started = try await ClientProcess.run("/bin/bash", [script, "start"], timeout: 300)
+        try #require(started.status == 0, "record-real-chains.sh start: \(started.stdout) \(started.stderr)")
+        let start = started.stdout.split(separator: "\n").first { $0.hasPrefix("START=") }.map { String($0.dropFirst(6)) }
+        return try #require(start, "no START= in \(started.stdout)")
+    }
+
+    static func stopProducts() async {
+        let script = ClientProcess.repository.appendingPathComponent("scripts/record-real-chains.sh").path
+        _ = try? await ClientProcess.run("/bin/bash", [script, "stop"], timeout: 60)
+    }
+
+    static func recordAndWalk(id: String, client: @escaping (_ start: String, _ proxy: String) -> [String]) async throws {
+        let start = try await startProducts()
+        let directory = try RecordProxyTests.temporaryDirectory()
+        let out = directory.appendingPathComponent("\(id).yaml").path
+        let har = directory.appendingPathComponent("\(id).har").path
+        let recorder: ServeProcess
+        do {
+            recorder = try ServeProcess(["--listen", "127.0.0.1:0", "--allow-host", "localhost", "--allow-host", "127.0.0.1",
+                                         "--others", "refuse", "--ca-dir", directory.appendingPathComponent("ca").path,
+                                         "--out", out, "--har", har], command: "record")
+        } catch {
+            await stopProducts()
+            throw error
+        }
+        let proxy = recorder.ready["proxy"] as? String ?? ""
+        let result = directory.appendingPathComponent("client.json").path
+        let outcome = try await ClientProcess.run("/usr/bin/env", [
+            "SAMLH_FLOW=web-sso", "SAMLH_START_URL=\(start)", "SAMLH_USERNAME=\(username)", "SAMLH_PASSWORD=\(password)",
+            "SAMLH_RESULT_FILE=\(result)",
+        ] + client(start, proxy), timeout: 120)
+        let (status, stderr) = recorder.stop(signal: SIGINT)
+        await stopProducts()
+        #expect(outcome.status == 0, "\(id) client: \(outcome.stdout) \(outcome.stderr)")
+        #expect(status == 0, "record: \(stderr) \(recorder.stdoutAfterReady)")
+        let text = try String(contentsOfFile: har, encoding: .utf8)
+        #expect(text.contains("/simplesaml/module.php/core/loginuserpass.php"), "SimpleSAMLphp's login form not recorded")
+        #expect(text.contains("/Shibboleth.sso/SAML2/POST"), "the Shibboleth SP's ACS not recorded")
+        #expect(recorder.stdoutAfterReady.contains("recorded") && recorder.stdoutAfterReady.contains("with localhost:"))
+        let yaml = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(!yaml.contains(password))
+        let reports = try RecordProxyTests.temporaryDirectory()
+        let run = try await HarnessBinary.run(["run", "--builtin", "reference", "--scenarios", out, "--report-dir", reports.path],
+                                              timeout: 120)
+        #expect(run.stdout.contains("1 pass, 0 fail, 0 error"), "walk of \(id): \(run.stdout) \(run.stderr)")
+    }
+
+    @Test func referenceClientThroughRecorderAtSimpleSAMLphpAndShibboleth() async throws {
+        try await Self.recordAndWalk(id: "real-reference") { _, proxy in
+            ["http_proxy=\(proxy)", "https_proxy=\(proxy)", "no_proxy=", RecordProxyTests.referenceClient]
+        }
+    }
+
+    @Test func pythonRequestsThroughRecorderAtSimpleSAMLphpAndShibboleth() async throws {
+        try #require(ClientProcess.interopAvailable, "the interop venv (scripts/setup-interop.sh)")
+        try await Self.recordAndWalk(id: "real-requests") { _, proxy in
+            ["SAMLH_VIA_PROXY=\(proxy)", ClientProcess.venvPython, ClientProcess.script("samlh_requests_client.py")]
+        }
+    }
+
+    @Test func headlessChromiumThroughRecorderAtSimpleSAMLphpAndShibboleth() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: RecordProxyTests.browserPython)
+                     || ProcessInfo.processInfo.environment["CI"] != nil, "scripts/setup-browser-tests.sh")
+        try await Self.recordAndWalk(id: "real-chromium") { _, proxy in
+            ["SAMLH_BROWSER_PROXY=\(proxy)", RecordProxyTests.browserPython, ClientProcess.script("browser_login_client.py")]
         }
     }
 }
