@@ -28,9 +28,7 @@ struct ImportHARCommand: ParsableCommand {
     @Flag(help: "Remove passwords, tokens, cookie values, session IDs and personal attributes, and list them.")
     var redact = false
 
-    @Flag(inversion: .prefixedNo,
-          help: ArgumentHelp("Re-time and re-sign the SAML Responses with the harness test key at replay "
-              + "(default: when a recorded message was signed)."))
+    @Flag(inversion: .prefixedNo, help: ImportHARCommand.resignHelp)
     var resign: Bool?
 
     @Flag(help: "Overwrite --out when it exists.")
@@ -40,6 +38,9 @@ struct ImportHARCommand: ParsableCommand {
     var verbose = false
 
     var scenarioID: String { Self.scenarioID(out: out) }
+
+    static let resignHelp = ArgumentHelp("Re-time and re-sign the SAML Responses with the harness test key at replay "
+        + "(default: when a recorded message was signed).")
 
     static func scenarioID(out: String) -> String {
         URL(fileURLWithPath: out).deletingPathExtension().lastPathComponent

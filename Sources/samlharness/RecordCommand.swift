@@ -51,9 +51,7 @@ struct RecordCommand: AsyncParsableCommand {
           help: "Keep passwords, tokens, cookie values, session IDs and personal attributes in the scenario (redacted by default).")
     var noRedact = false
 
-    @Flag(inversion: .prefixedNo,
-          help: ArgumentHelp("Re-time and re-sign the SAML Responses with the harness test key at replay "
-              + "(default: when a recorded message was signed)."))
+    @Flag(inversion: .prefixedNo, help: ImportHARCommand.resignHelp)
     var resign: Bool?
 
     @Flag(help: "Overwrite --out when it exists.")
