@@ -111,7 +111,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .executableTarget(name: "samlh-reference-client", dependencies: ["ReferenceClient", "ReferenceClientUnverifiedTLS"]),
+        // SAMLCore only for the `ntlm-v1` bug variant's DES; the library stays Foundation-only.
+        .executableTarget(name: "samlh-reference-client", dependencies: ["ReferenceClient", "ReferenceClientUnverifiedTLS", "SAMLCore"]),
         // libFuzzer target over SAMLCore's decoders and parser; a corpus replayer in normal
         // builds (docs/fuzzing.md, scripts/fuzz.sh).
         .executableTarget(name: "samlh-fuzz", dependencies: ["SAMLCore"]),

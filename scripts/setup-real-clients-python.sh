@@ -5,7 +5,7 @@
 #
 #   .venv-real-clients      requests-ecp, pysaml2 (saml2.ecp_client), keystoneauth1[saml2],
 #                           python-cas, mechanize, ciecplib, requests (HTTPBasicAuth, HTTPDigestAuth,
-#                           HTTPProxyAuth)
+#                           HTTPProxyAuth), requests-ntlm (HttpNtlmAuth, NTLM by pyspnego)
 #   .venv-real-clients-aws  aws-adfs, alone: aws-adfs 2.13.0 needs fido2<2, which needs
 #                           cryptography<45, and pysaml2 7.5.5 needs cryptography>=46.0.5.
 #
@@ -23,7 +23,7 @@
 set -euo pipefail
 
 MAIN_PINS=(requests-ecp==0.3.2 pysaml2==7.5.5 keystoneauth1==5.18.1 python-cas==1.7.2
-           mechanize==0.4.10 ciecplib==0.9.0 requests==2.34.2
+           mechanize==0.4.10 ciecplib==0.9.0 requests==2.34.2 requests-ntlm==1.3.0 pyspnego==0.12.4
            certifi==2026.10.19.post1 cffi==2.1.1 charset-normalizer==3.5.3 cryptography==50.0.2
            defusedxml==0.7.1 elementpath==4.8.0 html5lib==1.1 idna==3.20 iso8601==2.1.0
            lxml==6.1.3 os-service-types==1.9.0 pbr==7.1.3 pycparser==3.12 pyOpenSSL==26.4.0
@@ -64,6 +64,7 @@ fi
 check_main() {
   "$1/bin/python" - <<'PY'
 import requests, requests.auth, requests_ecp, mechanize, cas, ciecplib  # noqa: F401
+import requests_ntlm, spnego  # noqa: F401
 import saml2.ecp_client, saml2.sigver  # noqa: F401
 import keystoneauth1.session, keystoneauth1.extras._saml2.v3.saml2, keystoneauth1.extras._saml2.v3.adfs  # noqa: F401
 assert saml2.sigver.get_xmlsec_binary()

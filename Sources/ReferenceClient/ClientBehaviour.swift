@@ -60,6 +60,18 @@ public struct ClientBehaviour: Sendable, Equatable {
     /// executable's ``UnverifiedTLSTransport``; URLSession on Linux cannot). `HTTPSession.exchange`.
     public var serverTrust: ServerTrust = .system
 
+    /// NTLM: the AUTHENTICATE carries an NTLMv2 response; a server that offers nothing else
+    /// (a CHALLENGE without TargetInfo) is refused. The bug: an NTLMv1 response computed by
+    /// this function (the NT hash and the server challenge in, 24 bytes out), which the
+    /// `samlh-reference-client` executable supplies — the library never computes one.
+    public var ntlmV1Response: NTLMv1Computation?
+    /// NTLM: the AUTHENTICATE goes on the connection the CHALLENGE came on.
+    public var ntlmSameConnection = true
+    /// NTLM: the AUTHENTICATE names the domain the client was given (`SAMLH_DOMAIN`).
+    public var ntlmSendDomain = true
+    /// NTLM: the first request carries an NTLM NEGOTIATE before any challenge (the bug).
+    public var ntlmPreemptive = false
+
     /// How the client decides to trust a server's certificate.
     public enum ServerTrust: String, Sendable, Equatable {
         /// Verify the chain, the dates, the host name and the algorithms (the platform does).
@@ -100,6 +112,10 @@ public struct ClientBehaviour: Sendable, Equatable {
         variant("token-conditions-unchecked", "an expired WS-Trust token used") { $0.checkTokenConditions = false },
         variant("trust-all-certificates", "every server certificate accepted (seed 000's self-signed workaround, shipped)") { $0.serverTrust = .trustAll },
         variant("trust-self-signed", "a self-signed server certificate accepted when verification fails") { $0.serverTrust = .trustSelfSigned },
+        variant("ntlm-v1", "an NTLMv1 response sent, and a server's NTLMv1-only CHALLENGE answered (needs the executable's DES)") { _ in },
+        variant("ntlm-new-connection", "the NTLM AUTHENTICATE sent on a new connection") { $0.ntlmSameConnection = false },
+        variant("ntlm-no-domain", "the NTLM AUTHENTICATE names no domain") { $0.ntlmSendDomain = false },
+        variant("ntlm-preemptive", "an NTLM NEGOTIATE sent before any challenge") { $0.ntlmPreemptive = true },
     ]
 
     /// The variant named `name`, or nil.
@@ -113,4 +129,18 @@ public struct ClientBehaviour: Sendable, Equatable {
         change(&behaviour)
         return (name, summary, behaviour)
     }
+}
+
+/// The `ntlm-v1` bug's response function (NT hash and server challenge in, the 24-byte
+/// NTLMv1 response out), supplied from outside the Foundation-only library; compared by name.
+public struct NTLMv1Computation: Sendable, Equatable {
+    public let name: String
+    let compute: @Sendable (_ ntHash: [UInt8], _ serverChallenge: [UInt8]) -> [UInt8]
+
+    public init(name: String, compute: @escaping @Sendable (_ ntHash: [UInt8], _ serverChallenge: [UInt8]) -> [UInt8]) {
+        self.name = name
+        self.compute = compute
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
 }

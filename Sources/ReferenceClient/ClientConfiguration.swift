@@ -10,6 +10,7 @@ public struct ClientConfiguration: Sendable, Equatable {
         case ecp
         case httpBasic = "http-basic"
         case httpDigest = "http-digest"
+        case httpNTLM = "http-ntlm"
         case proxy
         case casREST = "cas-rest"
         case casBrowser = "cas-browser"

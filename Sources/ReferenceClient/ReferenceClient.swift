@@ -68,7 +68,7 @@ public struct ReferenceClient: Sendable {
     private var proxySettings: HTTPSession.Proxy? {
         guard configuration.flow == .proxy, let text = configuration.parameters["PROXY_URL"], let url = URL(string: text) else { return nil }
         return HTTPSession.Proxy(url: url, username: configuration.parameters["PROXY_USERNAME"],
-                                 password: configuration.parameters["PROXY_PASSWORD"])
+                                 password: configuration.parameters["PROXY_PASSWORD"], domain: configuration.parameters["DOMAIN"])
     }
 
     private func perform(_ context: FlowContext) async throws -> ClientResult {
@@ -85,7 +85,7 @@ public struct ReferenceClient: Sendable {
             // is reached as a browser would: challenges, login pages, auto-posts.
             try Self.requireProcessProxy(configuration)
             return try await BrowserLogin(context: context).run()
-        case .httpBasic, .httpDigest:
+        case .httpBasic, .httpDigest, .httpNTLM:
             return try await HTTPAuthFlow(context: context).run()
         case .casREST:
             return try await CASRESTFlow(context: context).run()

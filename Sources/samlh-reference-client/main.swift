@@ -3,6 +3,7 @@
 import Foundation
 import ReferenceClient
 import ReferenceClientUnverifiedTLS
+import SAMLCore
 
 let environment = ProcessInfo.processInfo.environment
 
@@ -19,6 +20,11 @@ if let variantName, !variantName.isEmpty {
         exit(2)
     }
     behaviour = variant
+    if variantName == "ntlm-v1" {
+        // The bug needs DES, which the Foundation-only library does not carry: SAMLCore's
+        // (MS-NLMP §6 DESL over the NT hash).
+        behaviour.ntlmV1Response = NTLMv1Computation(name: "DESL") { ntHash, challenge in NTLMCrypto.desl(key: ntHash, data: challenge) }
+    }
 }
 
 let configuration: ClientConfiguration

@@ -8,7 +8,7 @@ import TestSupport
 /// the reference client gets no failed verdict anywhere; each variant fails exactly the checks
 /// its bug trips — the check that names the bug, plus the checks where the bug costs the
 /// login (`consequences`, each explained) — and no others. Every variant is caught: the
-/// mutation score is 18/18.
+/// mutation score is 22/22.
 ///
 /// The runs go in parallel (at most `Limiter.slots` catalogs at a time, two scenarios each)
 /// at `--time-scale 0.25`.
@@ -62,8 +62,10 @@ import TestSupport
         .init(variant: "password-retried-forever", names: "flow.bad-password-bounded", consequences: [
             "flow.failure-reported": "the client never stops to report the refused password",
             "httpauth.challenge-answered": "a challenge answered more than once with the same refused credentials",
+            "ntlm.bad-credentials-bounded": "a refused NTLM handshake started over and over until the time runs out",
         ], errors: ["ecp.bad-password", "http-basic.bad-password", "http-digest.bad-password", "http-digest.sha256-bad-password",
-                    "proxy.origin-bad-password", "web-sso.idp-basic-bad-password"]),
+                    "proxy.origin-bad-password", "web-sso.idp-basic-bad-password", "http-ntlm.bad-password",
+                    "http-ntlm.always-rechallenge", "http-ntlm.challenge-on-closed-connection"]),
         .init(variant: "basic-before-challenge", names: "security.no-preemptive-credentials", consequences: [
             "security.password-only-to-idp": "the password goes to the SP and the circulation manager, not only the IdP",
             "httpauth.challenge-answered": "credentials sent before the challenge they should answer",
@@ -107,6 +109,15 @@ import TestSupport
         .init(variant: "trust-self-signed", names: "security.tls-certificate-validated", consequences: [
             "flow.failure-reported": "past the self-signed certificate, the login succeeds where it had to fail",
         ]),
+        .init(variant: "ntlm-v1", names: "ntlm.v2-only", consequences: [
+            "flow.resource-obtained": "the servers accept NTLMv2 only (LmCompatibilityLevel 5) and refuse the NTLMv1 response",
+            "flow.failure-reported": "the NTLMv1-only server gets what it asked for: the downgrade succeeds where it had to fail",
+        ]),
+        .init(variant: "ntlm-new-connection", names: "ntlm.handshake-correct", consequences: [
+            "flow.resource-obtained": "the AUTHENTICATE on a new connection meets a server that sent it no CHALLENGE",
+        ]),
+        .init(variant: "ntlm-no-domain", names: "ntlm.handshake-correct", consequences: [:]),
+        .init(variant: "ntlm-preemptive", names: "ntlm.credentials-scoped", consequences: [:]),
     ]
 
     /// At most this many catalog runs at once (each with two scenarios in parallel).

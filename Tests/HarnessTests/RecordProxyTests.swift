@@ -373,7 +373,8 @@ import X509
         ] + client(start, proxy), timeout: 120)
         let (status, stderr) = recorder.stop(signal: SIGINT)
         await stopProducts()
-        #expect(outcome.status == 0, "\(id) client: \(outcome.stdout) \(outcome.stderr)")
+        // The recorder's stderr lists every exchange (method, URL, status): the trace of a failure.
+        #expect(outcome.status == 0, "\(id) client: \(outcome.stdout) \(outcome.stderr)\nrecorded:\n\(stderr)")
         #expect(status == 0, "record: \(stderr) \(recorder.stdoutAfterReady)")
         let text = try String(contentsOfFile: har, encoding: .utf8)
         #expect(text.contains("/simplesaml/module.php/core/loginuserpass.php"), "SimpleSAMLphp's login form not recorded")

@@ -27,6 +27,9 @@ enum ClientFixture {
             start = info.auth.basic
         case .httpDigest:
             start = info.auth.digestMD5
+        case .httpNTLM:
+            start = info.auth.ntlm
+            parameters["DOMAIN"] = NTLMAuthenticator.Names.netbiosDomain
         case .proxy:
             start = info.auth.basic
             parameters["PROXY_URL"] = info.proxy.url

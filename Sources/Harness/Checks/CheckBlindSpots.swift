@@ -91,6 +91,16 @@ extension CheckDocumentation {
         "httpauth.digest-stale-retried":
             "Sees answers marked stale (the mock's stale-nonce verdict or `stale=true`) and the next request in the same space. Under `/stale-first/` the mock answers the first right Digest answer with stale=true, so http-digest.stale-nonce meets it with every client; a run without one is an error.",
 
+        // NTLM.
+        "ntlm.v2-only":
+            "Decodes every Authorization and Proxy-Authorization with the NTLM or Negotiate scheme (SPNEGO unwrapped) and judges the AUTHENTICATE by its NtChallengeResponse's length and the extended-session-security flag: over 24 bytes is NTLMv2. An LmChallengeResponse sent beside an NTLMv2 one is not recomputed (LMv2 and LM look alike by length), and a message that does not decode is left to ntlm.handshake-correct.",
+        "ntlm.handshake-correct":
+            "Pairs each AUTHENTICATE with the last answer from the same origin (or the proxy) that carried a CHALLENGE, and compares the two requests' connection ids, which the mocks give per TCP connection; a CHALLENGE sent with `Connection: close` (knob ntlm-new-connection) excuses a new connection. The domain is judged present when DomainName is non-empty or the user is a UPN; TargetInfo is judged by the AV pairs in the NTLMv2 blob, so an NTLMv1 response is left to ntlm.v2-only. A MIC and a channel binding are not required.",
+        "ntlm.credentials-scoped":
+            "Counts a destination as having asked once any earlier answer from it (a 401 from an origin, a 407 from the proxy) offered NTLM or Negotiate. Sees only requests to the mocks: a message sent to a host the mocks do not serve is invisible. Negotiate tokens that are Kerberos-only count as Negotiate messages too.",
+        "ntlm.bad-credentials-bounded":
+            "Counts decoded AUTHENTICATE messages answered 401 or 407, over the whole run and every destination; a handshake restarted with a NEGOTIATE does not reset the count.",
+
         // ECP.
         "ecp.paos-headers":
             "Sees the client's requests the SP treated as a login start (`sp.sso`). A client that skips the SP and starts at the IdP's ECP endpoint with its own AuthnRequest, or whose first SP request is answered from a session, is not-applicable.",

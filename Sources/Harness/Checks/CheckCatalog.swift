@@ -10,11 +10,12 @@ public enum CheckCatalog {
     private static let browserFlows: Set<Flow> = [.webSSO, .webSSOIdPInitiated, .casBrowser, .adfsPassive, .opdsSAML, .replay]
     private static let samlPostFlows: Set<Flow> = [.webSSO, .webSSOIdPInitiated, .adfsPassive, .opdsSAML, .replay]
     /// The flows whose mocks a `tls…` knob can put on https.
-    private static let tlsFlows: Set<Flow> = [.webSSO, .webSSOIdPInitiated, .ecp, .httpBasic, .httpDigest, .casREST, .casBrowser,
+    private static let tlsFlows: Set<Flow> = [.webSSO, .webSSOIdPInitiated, .ecp, .httpBasic, .httpDigest, .httpNTLM, .casREST, .casBrowser,
                                               .adfsWSTrust, .adfsPassive, .opdsSAML]
+    private static let ntlmFlows: Set<Flow> = [.httpNTLM, .proxy, .adfsPassive]
     private static let formLoginFlows: Set<Flow> = [.webSSO, .webSSOIdPInitiated, .casBrowser, .adfsPassive, .opdsSAML]
     private static let credentialFlows: Set<Flow> = [
-        .webSSO, .webSSOIdPInitiated, .ecp, .httpBasic, .httpDigest, .proxy, .casREST, .casBrowser, .adfsWSTrust,
+        .webSSO, .webSSOIdPInitiated, .ecp, .httpBasic, .httpDigest, .httpNTLM, .proxy, .casREST, .casBrowser, .adfsWSTrust,
         .adfsPassive, .opdsSAML,
     ]
 
@@ -151,7 +152,7 @@ public enum CheckCatalog {
         .init("httpauth.challenge-answered", .httpauth,
               "a 401 (or 407) challenge is answered once with credentials in the scheme the server offered",
               reference: "RFC 9110 §11.6, §11.7; RFC 7617; RFC 7616",
-              flows: [.httpBasic, .httpDigest, .proxy, .webSSO, .ecp]),
+              flows: [.httpBasic, .httpDigest, .httpNTLM, .proxy, .webSSO, .ecp]),
         .init("httpauth.protection-space-reused", .httpauth,
               "credentials are reused for the same protection space (host, port, realm) without a new prompt",
               reference: "RFC 7617 §2.2; RFC 7616 §3.6", flows: [.httpBasic, .httpDigest, .proxy]),
@@ -161,6 +162,21 @@ public enum CheckCatalog {
         .init("httpauth.digest-stale-retried", .httpauth,
               "a `stale=true` challenge is answered with the new nonce, without treating it as a wrong password",
               reference: "RFC 7616 §3.3 (stale)", flows: [.httpDigest]),
+
+        // Windows authentication: NTLM and Negotiate.
+        .init("ntlm.v2-only", .ntlm,
+              "every NTLM AUTHENTICATE carries an NTLMv2 response, never NTLMv1 or LM (DES over the password hash, crackable offline)",
+              reference: "MS-NLMP §3.3.1, §3.3.2; LmCompatibilityLevel 5", flows: ntlmFlows),
+        .init("ntlm.handshake-correct", .ntlm,
+              "each AUTHENTICATE answers the CHALLENGE of its own connection, names a domain (or a UPN) and echoes the CHALLENGE's TargetInfo",
+              reference: "MS-NLMP §3.1.5, §3.3.2; RFC 4559 §4", flows: ntlmFlows),
+        .init("ntlm.credentials-scoped", .ntlm,
+              "NTLM and Negotiate messages go only to an origin (or proxy) that challenged with NTLM or Negotiate, never before that or to another host",
+              reference: "RFC 4559 §4; RFC 9110 §11.6.1", flows: ntlmFlows),
+        .init("ntlm.bad-credentials-bounded", .ntlm,
+              "refused AUTHENTICATE messages are bounded: the client stops and reports instead of re-trying (each try counts toward a lockout)",
+              reference: "MS-NLMP §3.2.5.1.2; AD account lockout policy", flows: ntlmFlows,
+              parameters: [.init("max_attempts", .integer, default: "3", "refused AUTHENTICATE messages allowed in all")]),
 
         // ECP.
         .init("ecp.paos-headers", .ecp,

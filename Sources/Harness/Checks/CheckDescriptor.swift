@@ -4,7 +4,7 @@
 /// unknown or mistyped parameters.
 public struct CheckDescriptor: Sendable, Equatable {
     public enum Category: String, Sendable, CaseIterable {
-        case encoding, flow, security, httpauth, ecp, cas, wstrust, adfs, opds
+        case encoding, flow, security, httpauth, ntlm, ecp, cas, wstrust, adfs, opds
     }
 
     /// A parameter a scenario may set.

@@ -5,6 +5,8 @@ public enum Flow: String, Codable, Sendable, CaseIterable, Comparable {
     case ecp
     case httpBasic = "http-basic"
     case httpDigest = "http-digest"
+    /// Windows authentication: NTLM, bare or inside Negotiate (SPNEGO).
+    case httpNTLM = "http-ntlm"
     case proxy
     case casREST = "cas-rest"
     case casBrowser = "cas-browser"
@@ -26,6 +28,7 @@ public enum Flow: String, Codable, Sendable, CaseIterable, Comparable {
         case .ecp: "SAML 2.0 ECP: PAOS request from the SP, SOAP with HTTP Basic to the IdP, consumer URL check, Response to the SP"
         case .httpBasic: "HTTP Basic challenges (RFC 7617): 401, credentials for the protection space only"
         case .httpDigest: "HTTP Digest challenges (RFC 7616): nonce, qop, nc, stale nonces, MD5 and SHA-256"
+        case .httpNTLM: "Windows authentication (MS-NLMP, RFC 4559): NTLM or Negotiate, NEGOTIATE → CHALLENGE → AUTHENTICATE on one connection, NTLMv2, a domain"
         case .proxy: "A resource fetched through a proxy that answers 407 (Proxy-Authenticate / Proxy-Authorization)"
         case .casREST: "CAS REST: TGT, service ticket for a service, validation by the service"
         case .casBrowser: "CAS browser login: /cas/login form, TGC cookie, service ticket back to the application"

@@ -209,6 +209,13 @@ public struct FlowOptions: Codable, Sendable, Equatable {
     public var consent: String?
     /// proxy: what is fetched through the proxy.
     public var proxyTarget: String?
+    /// http-ntlm: the resource (`ntlm`, default: `/ntlm/`; `negotiate`: `/negotiate/`).
+    public var ntlmResource: String?
+    /// http-ntlm, proxy, adfs-passive: the Windows domain the client is given as
+    /// `SAMLH_DOMAIN` (default `EXAMPLE`; empty with a UPN user name `alice@example.org`).
+    public var domain: String?
+    /// http-ntlm: the user name given as a UPN (`alice@example.org`) with an empty domain.
+    public var upn: Bool?
 
     enum CodingKeys: String, CodingKey {
         case digestAlgorithm = "digest_algorithm"
@@ -221,6 +228,8 @@ public struct FlowOptions: Codable, Sendable, Equatable {
         case secondLogin = "second_login"
         case consent
         case proxyTarget = "proxy_target"
+        case ntlmResource = "ntlm_resource"
+        case domain, upn
     }
 
     public init() {}

@@ -310,6 +310,9 @@ public final class ScenarioLoader: @unchecked Sendable {
         ("second_login", [.webSSO, .webSSOIdPInitiated, .casBrowser, .adfsPassive, .opdsSAML]),
         ("consent", [.webSSO, .webSSOIdPInitiated, .opdsSAML]),
         ("proxy_target", [.proxy]),
+        ("ntlm_resource", [.httpNTLM]),
+        ("domain", [.httpNTLM, .proxy, .adfsPassive]),
+        ("upn", [.httpNTLM]),
     ]
 
     static func isSet(_ options: FlowOptions, _ key: String) -> Bool {
@@ -325,6 +328,9 @@ public final class ScenarioLoader: @unchecked Sendable {
         case "second_login": options.secondLogin != nil
         case "consent": options.consent != nil
         case "proxy_target": options.proxyTarget != nil
+        case "ntlm_resource": options.ntlmResource != nil
+        case "domain": options.domain != nil
+        case "upn": options.upn != nil
         default: false
         }
     }
@@ -335,6 +341,8 @@ public final class ScenarioLoader: @unchecked Sendable {
         case .cas: ("the CAS mock", [.casREST, .casBrowser])
         case .adfs: ("the AD FS mock", [.adfsWSTrust, .adfsPassive])
         case .cm: ("the circulation manager", [.opdsSAML])
+        case .ntlm(.proxy): ("the forward proxy's 407", [.proxy])
+        case .ntlm: ("the NTLM handshakes (/ntlm/, /negotiate/, AD FS /adfs/ls/wia, the NTLM proxy)", [.httpNTLM, .adfsPassive, .proxy])
         case .tls: ("the IdP's and SP's listeners", [.webSSO, .webSSOIdPInitiated, .ecp])
         case .httpsDowngrade: ("the SP's redirect after a login", [.webSSO, .webSSOIdPInitiated])
         case .httpsFor(let mocks), .tlsFault(_, let mocks):
@@ -352,7 +360,7 @@ public final class ScenarioLoader: @unchecked Sendable {
         switch mock {
         case .idp: [.webSSO, .webSSOIdPInitiated, .ecp, .opdsSAML]
         case .sp: [.webSSO, .webSSOIdPInitiated, .ecp]
-        case .auth: [.httpBasic, .httpDigest]
+        case .auth: [.httpBasic, .httpDigest, .httpNTLM]
         case .cas: [.casREST, .casBrowser]
         case .adfs: [.adfsWSTrust, .adfsPassive]
         case .cm: [.opdsSAML]

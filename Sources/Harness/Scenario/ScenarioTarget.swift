@@ -72,6 +72,9 @@ public struct ScenarioTarget: Codable, Sendable, Equatable {
             case "any": ready.auth.digestAny
             default: ready.auth.digestMD5
             }
+        case .httpNTLM:
+            start = options.ntlmResource == "negotiate" ? ready.auth.negotiate : ready.auth.ntlm
+            parameters["DOMAIN"] = options.upn == true ? "" : options.domain ?? NTLMAuthenticator.Names.netbiosDomain
         case .proxy:
             start = switch options.proxyTarget {
             case "sp": ready.sp.secure
@@ -115,11 +118,17 @@ public struct ScenarioTarget: Codable, Sendable, Equatable {
         if let path = scenario.startPath, let base = URL(string: start), let scheme = base.scheme, let host = base.host {
             url = "\(scheme)://\(host)" + (base.port.map { ":\($0)" } ?? "") + path
         }
+        // The Windows domain, where an NTLM handshake can come up (the NTLM proxy, AD FS's WIA).
+        if scenario.flow == .proxy || scenario.flow == .adfsPassive {
+            parameters["DOMAIN"] = options.domain ?? NTLMAuthenticator.Names.netbiosDomain
+        }
         if options.secondLogin == true { parameters["SECOND_LOGIN"] = "1" }
         if let consent = options.consent { parameters["CONSENT"] = consent }
+        // A UPN: the account's name at the Windows domain's DNS name.
+        let username = options.upn == true ? user.map { "\($0.username)@\(NTLMAuthenticator.Names.dnsDomain)" } : user?.username
         return ScenarioTarget(
             id: scenario.id, flow: scenario.flow.rawValue, title: scenario.title, start: url,
-            username: user?.username, password: user?.password ?? known?.password,
+            username: username, password: user?.password ?? known?.password,
             secondFactorCode: user?.secondFactorCode ?? known?.secondFactorCode, parameters: parameters,
             expect: scenario.expect, timeout: scenario.effectiveTimeout, seed: scenario.effectiveSeed,
             checks: scenario.checks.map(\.id))

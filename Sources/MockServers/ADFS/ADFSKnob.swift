@@ -33,11 +33,15 @@ public enum ADFSKnob: KnobFamily {
     case tokenType(TokenType)
     case roleOrder(RoleOrder)
     case pages(Pages)
+    /// Every user agent is treated as WIA-capable (WIASupportedUserAgents widened, as intranet
+    /// farms do for Chrome and Firefox): the passive sign-in goes to `/adfs/ls/wia`, which asks
+    /// for Windows Integrated Authentication (Negotiate, NTLM) instead of showing the form.
+    case wia
 
-    public static let names = ["adfs-fault", "adfs-token-type", "adfs-role-order", "adfs-pages"]
+    public static let names = ["adfs-fault", "adfs-token-type", "adfs-role-order", "adfs-pages", "adfs-wia"]
 
     public static let examples: [ADFSKnob] = [.fault(.failedAuthentication), .fault(.requestFailed), .tokenType(.saml20),
-                                              .roleOrder(.roleFirst), .pages(.ws2019)]
+                                              .roleOrder(.roleFirst), .pages(.ws2019), .wia]
 
     public init?(name: String, value: String?) throws {
         switch name {
@@ -45,6 +49,9 @@ public enum ADFSKnob: KnobFamily {
         case "adfs-token-type": self = .tokenType(try Self.choice(name, value, TokenType.self))
         case "adfs-role-order": self = .roleOrder(try Self.choice(name, value, RoleOrder.self))
         case "adfs-pages": self = .pages(try Self.choice(name, value, Pages.self))
+        case "adfs-wia":
+            try Self.noValue(name, value)
+            self = .wia
         default: return nil
         }
     }
@@ -55,6 +62,7 @@ public enum ADFSKnob: KnobFamily {
         case .tokenType(let t): "adfs-token-type=\(t.rawValue)"
         case .roleOrder(let o): "adfs-role-order=\(o.rawValue)"
         case .pages(let p): "adfs-pages=\(p.rawValue)"
+        case .wia: "adfs-wia"
         }
     }
 
@@ -69,6 +77,8 @@ public enum ADFSKnob: KnobFamily {
         case .pages(.ws2016): "AD FS serves Windows Server 2016's sign-in pages: the error in `<label id=\"errorText\">` (the default)"
         case .pages(.ws2019):
             "AD FS serves Windows Server 2019's sign-in pages: the error in `<span id=\"errorText\" aria-live=\"assertive\" role=\"alert\">`"
+        case .wia:
+            "AD FS treats every user agent as WIA-capable: the passive sign-in redirects to /adfs/ls/wia, which answers 401 Negotiate, NTLM (Windows Integrated Authentication) instead of the forms page"
         }
     }
 }

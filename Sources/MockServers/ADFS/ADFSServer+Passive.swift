@@ -62,6 +62,11 @@ extension ADFSServer {
                 return .html(ADFSPages.signOn(relyingParties: relyingParties, signedIn: false, action: Path.idpInitiatedSignOn, version: pages))
                     .annotated("adfs.page", "idp-initiated-sign-on")
             }
+            if wantsWIA(request) {
+                // A WIA-capable user agent signs in with Windows authentication, not the form.
+                return redirectToWIA(query: action.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init),
+                                     returnTo: Path.idpInitiatedSignOn)
+            }
             return .html(ADFSPages.formsSignIn(action: action, error: nil, username: "", version: pages))
                 .annotated("adfs.page", "forms-sign-in")
         }
@@ -124,6 +129,7 @@ extension ADFSServer {
             answer.delivery = environment.faultDelivery
             return answer
         }
+        if wantsWIA(request) { return redirectToWIA(query: request.rawQuery, returnTo: Path.ls) }
         var page = MockResponse.html(ADFSPages.formsSignIn(action: action, error: nil, username: "", version: pages))
             .annotated("adfs.page", "forms-sign-in").annotated("adfs.rp", rp.identifier)
         page.delivery = environment.faultDelivery

@@ -11,6 +11,7 @@ import SAMLCore
 /// | `/FederationMetadata/2007-06/FederationMetadata.xml` | signed federation metadata with the token-signing certificate |
 /// | `/adfs/ls/IdpInitiatedSignOn.aspx` | the IdP-initiated sign-on page, `?loginToRp=`, the forms sign-in |
 /// | `/adfs/ls/` | SAML-P: HTTP-Redirect AuthnRequests from known relying parties |
+/// | `/adfs/ls/wia` | Windows Integrated Authentication (401 Negotiate, NTLM) for the same sign-ins; WIA-capable user agents are sent there |
 ///
 /// Every token and Response is signed with the profile's IdP key; the token-signing
 /// certificate in the metadata is the IdP certificate. Paths compare case-insensitively, as
@@ -19,9 +20,14 @@ public struct ADFSServer: MockHandler {
     public let name = "adfs"
     public let environment: MockEnvironment
     let state = ADFSState()
+    /// Windows Integrated Authentication at `/adfs/ls/wia` (connection-bound NTLM handshakes).
+    let wia: NTLMAuthenticator
 
     public init(environment: MockEnvironment) {
         self.environment = environment
+        self.wia = NTLMAuthenticator(users: environment.profile.profile.users, seed: environment.ids.next(),
+                                     now: { environment.clock.now() },
+                                     knobs: { environment.knobs.compactMap { if case .ntlm(let knob) = $0 { knob } else { nil } } })
     }
 
     /// The paths, as AD FS serves them.
@@ -32,6 +38,7 @@ public struct ADFSServer: MockHandler {
         public static let federationMetadata = "/FederationMetadata/2007-06/FederationMetadata.xml"
         public static let idpInitiatedSignOn = "/adfs/ls/IdpInitiatedSignOn.aspx"
         public static let ls = "/adfs/ls/"
+        public static let wia = "/adfs/ls/wia"
     }
 
     /// Cookie names AD FS sets after a forms sign-in.
@@ -70,6 +77,8 @@ public struct ADFSServer: MockHandler {
             return idpInitiatedSignOn(request)
         case Path.ls.lowercased(), "/adfs/ls":
             return samlProtocol(request)
+        case Path.wia.lowercased(), Path.wia.lowercased() + "/":
+            return windowsIntegrated(request)
         default:
             return .notFound(request.path)
         }

@@ -63,17 +63,24 @@ public struct ForwardProxyMock: MockHandler {
     public let username: String
     public let password: String
     let client: UpstreamClient
+    /// `ntlm-proxy`: the proxy's NTLM handshakes (its own user, connection-bound).
+    let ntlm: NTLMAuthenticator
+    let ntlmKnobs: @Sendable () -> [NTLMKnob]
 
     /// - Parameters:
     ///   - username, password: the only credentials the proxy accepts.
     ///   - upstreamTimeout: the longest wait for an origin's complete answer (then 504).
     ///   - maxBodyBytes: the largest origin body relayed (larger: 502).
     public init(username: String = "proxyuser", password: String = ForwardProxyMock.defaultPassword, name: String = "proxy",
-                upstreamTimeout: Duration = .seconds(30), maxBodyBytes: Int = 16 * 1024 * 1024) {
+                upstreamTimeout: Duration = .seconds(30), maxBodyBytes: Int = 16 * 1024 * 1024,
+                ntlmKnobs: @escaping @Sendable () -> [NTLMKnob] = { [] }) {
         self.name = name
         self.username = username
         self.password = password
         self.client = UpstreamClient(timeout: upstreamTimeout, maxBodyBytes: maxBodyBytes)
+        self.ntlmKnobs = ntlmKnobs
+        self.ntlm = NTLMAuthenticator(users: [TestUser(username: username, password: password)], seed: "proxy:" + username,
+                                      knobs: ntlmKnobs)
     }
 
     public func handle(_ request: MockRequest) async -> MockResponse {
@@ -94,12 +101,28 @@ public struct ForwardProxyMock: MockHandler {
             return refuse(403, .forbiddenUpstream, upstream: upstream.authority, title: "Forbidden",
                           message: "The harness proxy only forwards to loopback origins (127.0.0.1, ::1, localhost); \(upstream.host) is not one.")
         }
-        return await forward(request, to: upstream)
+        var answer = await forward(request, to: upstream)
+        // The NTLM handshake's last message (or the authenticated connection), on the exchange it let through.
+        answer.annotations.merge(ntlmNotes(request)) { old, _ in old }
+        return answer
     }
 
-    /// 407 unless `Proxy-Authorization` carries the configured Basic credentials.
+    /// The ``NTLMAuthenticator/Key`` notes of a request the NTLM proxy let through.
+    private func ntlmNotes(_ request: MockRequest) -> [String: String] {
+        guard ntlmKnobs().contains(.proxy) else { return [:] }
+        guard let field = request.header("Proxy-Authorization") else { return [NTLMAuthenticator.Key.connectionAuthenticated: "yes"] }
+        guard let token = Data(base64Encoded: String(field.drop { $0 == " " }.drop { $0 != " " }.drop { $0 == " " })),
+              case .authenticate(let message)? = try? NTLMMessage.parse(Array(token)) else { return [:] }
+        return [NTLMAuthenticator.Key.message: "authenticate", NTLMAuthenticator.Key.response: message.responseKind.rawValue,
+                NTLMAuthenticator.Key.user: message.user, NTLMAuthenticator.Key.domain: message.domain,
+                NTLMAuthenticator.Key.connection: "same"]
+    }
+
+    /// 407 unless `Proxy-Authorization` carries the configured Basic credentials (or, under
+    /// `ntlm-proxy`, completes an NTLM handshake on this connection).
     private func checkCredentials(_ request: MockRequest, upstream: Upstream) -> MockResponse? {
         let fields = request.headers(named: "Proxy-Authorization")
+        if ntlmKnobs().contains(.proxy) { return checkNTLM(fields.first, request: request, upstream: upstream) }
         guard let field = fields.first else {
             return proxyChallenge(.missing, upstream: upstream, user: nil, detail: "the request carried no Proxy-Authorization field")
         }
@@ -174,8 +197,34 @@ public struct ForwardProxyMock: MockHandler {
         return MockResponse(status: answer.status, headers: relayed, body: answer.body,
                             annotations: [Key.result: Result.forwarded.rawValue, Key.upstream: upstream.authority,
                                           HTTPAuthResult.Key.result: HTTPAuthResult.ok.rawValue,
-                                          HTTPAuthResult.Key.scheme: "Basic", HTTPAuthResult.Key.user: username,
+                                          HTTPAuthResult.Key.scheme: ntlmKnobs().contains(.proxy) ? "NTLM" : "Basic",
+                                          HTTPAuthResult.Key.user: username,
                                           HTTPAuthResult.Key.realm: Self.realm])
+    }
+
+    /// The NTLM variant of the 407 (MS-NLMP over `Proxy-Authenticate` / `Proxy-Authorization`).
+    private func checkNTLM(_ field: String?, request: MockRequest, upstream: Upstream) -> MockResponse? {
+        switch ntlm.judge(field, offer: .ntlmOnly, connectionID: request.connectionID) {
+        case .granted(_, _, _, let notes):
+            // Forwarded by the caller; the NTLM notes are merged there through the request's connection.
+            _ = notes
+            return nil
+        case .challenge(let values, let result, let detail, let notes, let closeConnection):
+            var response = refuse(407, .proxyAuthRequired, upstream: upstream.authority, title: "Proxy Authentication Required",
+                                  message: "The harness proxy needs NTLM credentials (EXAMPLE\\\(username)) in Proxy-Authorization: \(detail).")
+            for value in values { response.addHeader("Proxy-Authenticate", value) }
+            if closeConnection { response.addHeader("Connection", "close") }
+            response.annotations[HTTPAuthResult.Key.result] = result.rawValue
+            response.annotations[HTTPAuthResult.Key.scheme] = "NTLM"
+            response.annotations[HTTPAuthResult.Key.realm] = Self.realm
+            response.annotations[HTTPAuthResult.Key.detail] = detail
+            response.annotations.merge(notes) { _, new in new }
+            return response
+        case .malformed(let detail, let notes):
+            var response = proxyMalformed(detail, upstream: upstream)
+            response.annotations.merge(notes) { _, new in new }
+            return response
+        }
     }
 
     // MARK: - Answers

@@ -21,6 +21,8 @@ public struct HTTPAuthMock: MockHandler {
     public let spaces: [ProtectionSpace]
     let nonces: DigestNonceStore
     let seed: String
+    /// The NTLM and Negotiate spaces' handshakes (connection-bound).
+    public let ntlm: NTLMAuthenticator
 
     /// - Parameters:
     ///   - users: who may log in; passwords are compared byte for byte.
@@ -33,11 +35,12 @@ public struct HTTPAuthMock: MockHandler {
     ///   - now: the clock nonces are timed by.
     public init(users: [TestUser], spaces: [ProtectionSpace] = ProtectionSpace.defaults, name: String = "auth",
                 nonceLifetime: Duration = .seconds(300), maxNonces: Int = 4096, seed: String = UUID().uuidString,
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                now: @escaping @Sendable () -> Date = { Date() }, ntlmKnobs: @escaping @Sendable () -> [NTLMKnob] = { [] }) {
         self.name = name
         self.users = users
         self.spaces = spaces
         self.seed = seed
+        self.ntlm = NTLMAuthenticator(users: users, seed: seed, now: now, knobs: ntlmKnobs)
         let (seconds, attoseconds) = nonceLifetime.components
         self.nonces = DigestNonceStore(lifetime: TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18,
                                        capacity: maxNonces, seed: seed, now: now)
@@ -63,6 +66,12 @@ public struct HTTPAuthMock: MockHandler {
         if path == "/" { return index() }
         guard let space = space(for: path) else { return .notFound(path) }
         let fields = request.headers(named: "Authorization")
+        if let offer = space.scheme.ntlmOffer {
+            guard fields.count <= 1 else {
+                return malformed(space, "the request carried \(fields.count) Authorization fields; it is a singleton field")
+            }
+            return continued(windows(fields.first, offer: offer, space: space, request: request), request: request)
+        }
         guard let authorization = fields.first else {
             return challenge(space, .missing, detail: "the request carried no Authorization field")
         }
@@ -80,6 +89,8 @@ public struct HTTPAuthMock: MockHandler {
             answer = basic(authorization, space: space, request: request)
         case .digest(let algorithms):
             answer = digest(authorization, space: space, algorithms: algorithms, request: request)
+        case .ntlm, .negotiate:
+            answer = .notFound(path)  // answered above
         }
         return continued(answer, request: request)
     }
@@ -141,6 +152,8 @@ public struct HTTPAuthMock: MockHandler {
                 if stale { parts.append("stale=true") }
                 return parts.joined(separator: ", ")
             }
+        case .ntlm, .negotiate:
+            return space.scheme.ntlmOffer?.values ?? []
         }
     }
 
@@ -192,6 +205,7 @@ public struct HTTPAuthMock: MockHandler {
             switch space.scheme {
             case .basic: scheme = "Basic"
             case .digest(let algorithms): scheme = "Digest " + algorithms.map(\.rawValue).joined(separator: ", ")
+            case .ntlm, .negotiate: scheme = space.scheme.ntlmOffer?.names ?? ""
             }
             return "<li><a href=\"\(HTMLText.escape(space.root))\">\(HTMLText.escape(space.root))</a>: \(HTMLText.escape(scheme)), realm \"\(HTMLText.escape(space.realm))\"</li>"
         }

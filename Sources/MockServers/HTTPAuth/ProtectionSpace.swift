@@ -12,12 +12,28 @@ public struct ProtectionSpace: Sendable, Equatable {
         /// One `Digest` challenge per algorithm, in this order (RFC 7616 §3.7: the most
         /// preferred first, one WWW-Authenticate field each).
         case digest([HTTPDigestAlgorithm])
+        /// `NTLM` (MS-NLMP over HTTP): a connection-bound three-message handshake.
+        case ntlm
+        /// `Negotiate` then `NTLM`, two fields, as IIS offers them: SPNEGO (RFC 4559) with NTLM
+        /// inside, or bare NTLM.
+        case negotiate
 
         /// The auth-scheme name.
         public var name: String {
             switch self {
             case .basic: "Basic"
             case .digest: "Digest"
+            case .ntlm: "NTLM"
+            case .negotiate: "Negotiate"
+            }
+        }
+
+        /// The NTLM schemes a space offers, nil for Basic and Digest.
+        var ntlmOffer: NTLMAuthenticator.Offer? {
+            switch self {
+            case .ntlm: .ntlmOnly
+            case .negotiate: .negotiateAndNTLM
+            case .basic, .digest: nil
             }
         }
     }
@@ -51,6 +67,8 @@ public struct ProtectionSpace: Sendable, Equatable {
     /// | `/digest/sha256-sess/` | Digest SHA-256-sess |
     /// | `/digest/sha512-256/` | Digest SHA-512-256 |
     /// | `/digest/any/` | Digest SHA-256 then MD5, two fields |
+    /// | `/ntlm/` | NTLM (realm is the harness's name for the space; NTLM has none) |
+    /// | `/negotiate/` | Negotiate then NTLM, two fields |
     public static let defaults: [ProtectionSpace] = [
         ProtectionSpace(root: "/basic/", realm: "SAMLHarness Basic", scheme: .basic),
         ProtectionSpace(root: "/basic-other/", realm: "SAMLHarness Basic (other)", scheme: .basic),
@@ -62,5 +80,7 @@ public struct ProtectionSpace: Sendable, Equatable {
         ProtectionSpace(root: "/digest/sha512-256/", realm: "SAMLHarness Digest SHA-512-256",
                         scheme: .digest([.sha512_256])),
         ProtectionSpace(root: "/digest/any/", realm: "SAMLHarness Digest", scheme: .digest([.sha256, .md5])),
+        ProtectionSpace(root: "/ntlm/", realm: "SAMLHarness NTLM", scheme: .ntlm),
+        ProtectionSpace(root: "/negotiate/", realm: "SAMLHarness Negotiate", scheme: .negotiate),
     ]
 }

@@ -100,7 +100,10 @@ struct MockResponder: HTTPResponder {
         log.record(TrafficEntry(sequence: sequence, mock: handler.name, run: run, request: mockRequest, started: started,
                                 receiveDuration: seconds(received - startInstant),
                                 waitDuration: seconds(ContinuousClock.now - received), response: answer))
-        return Self.hummingbirdResponse(answer, closeConnection: tooLarge)
+        // A mock may end the connection after its answer (`Connection: close`): NTLM's
+        // CHALLENGE under `ntlm-new-connection`, as a load balancer that drops the handshake.
+        let closing = tooLarge || answer.header("Connection")?.lowercased() == "close"
+        return Self.hummingbirdResponse(answer, closeConnection: closing)
     }
 
     static func hummingbirdResponse(_ answer: MockResponse, closeConnection: Bool) -> Response {

@@ -43,6 +43,7 @@ extension Knob {
         case .cas(let knob): knob.summary
         case .adfs(let knob): knob.summary
         case .cm(let knob): knob.summary
+        case .ntlm(let knob): knob.summary
         }
     }
 
@@ -91,7 +92,7 @@ extension Knob {
         case .nameIDComment: nil
         case .oversized: "response.oversized"
         case .slow, .noAnswer, .error500, .redirectLoop, .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade, .httpsFor, .tlsFault: nil
-        case .cas, .adfs, .cm: nil
+        case .cas, .adfs, .cm, .ntlm: nil
         }
     }
 
@@ -138,4 +139,5 @@ extension Knob {
         .secondAssertion, .nameIDComment, .oversized(2 * 1024 * 1024), .slow(2), .noAnswer(2), .error500, .redirectLoop,
         .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade, .httpsFor([.cas, .adfs]),
     ] + TLSFault.allCases.map { .tlsFault($0, [.idp]) } + CASKnob.examples.map(Knob.cas) + ADFSKnob.examples.map(Knob.adfs) + CMKnob.examples.map(Knob.cm)
+        + NTLMKnob.examples.map(Knob.ntlm)
 }

@@ -62,6 +62,8 @@ public enum Knob: Sendable, Equatable, Hashable {
     case adfs(ADFSKnob)
     /// A knob of the mock circulation manager (`cm-…`).
     case cm(CMKnob)
+    /// The NTLM and Negotiate side: ``NTLMKnob``.
+    case ntlm(NTLMKnob)
 
     public enum StatusKind: String, Sendable, CaseIterable {
         case requester, responder
@@ -79,7 +81,7 @@ public enum Knob: Sendable, Equatable, Hashable {
         "expired", "not-yet-valid", "clock-skew", "status", "encrypt-wrong-key", "relaystate", "acs-other",
         "base64-wrap", "attribute-missing", "nameid-format", "second-assertion", "nameid-comment",
         "oversized", "slow", "no-answer", "error-500", "redirect-loop", "truncated-body", "connection-reset", "error-page-200", "tls", "https-downgrade",
-    ] + TLSFault.allCases.map { "tls-\($0.rawValue)" } + CASKnob.names + ADFSKnob.names + CMKnob.names
+    ] + TLSFault.allCases.map { "tls-\($0.rawValue)" } + CASKnob.names + ADFSKnob.names + CMKnob.names + NTLMKnob.names
 
     /// Parses `name` or `name=value`.
     public init(parsing text: String) throws {
@@ -191,6 +193,10 @@ public enum Knob: Sendable, Equatable, Hashable {
                 self = .cm(knob)
                 return
             }
+            if let knob = try NTLMKnob(name: name, value: value) {
+                self = .ntlm(knob)
+                return
+            }
             throw ParseError(description: "unknown knob `\(name)`; known knobs: \(Knob.names.joined(separator: ", "))")
         }
     }
@@ -237,6 +243,7 @@ public enum Knob: Sendable, Equatable, Hashable {
         case .cas(let knob): knob.text
         case .adfs(let knob): knob.text
         case .cm(let knob): knob.text
+        case .ntlm(let knob): knob.text
         }
     }
 

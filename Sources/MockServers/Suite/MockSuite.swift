@@ -72,8 +72,9 @@ public final class MockSuite: Sendable {
         // Digest nonces and opaque values come from the suite's ID generator and clock, so a
         // seeded suite under a frozen clock hands out the same ones on every run.
         let auth = HTTPAuthMock(users: environment.profile.profile.users, seed: environment.ids.next(),
-                                now: { environment.clock.now() })
-        let proxy = ForwardProxyMock()
+                                now: { environment.clock.now() },
+                                ntlmKnobs: { environment.knobs.compactMap { if case .ntlm(let knob) = $0 { knob } else { nil } } })
+        let proxy = ForwardProxyMock(ntlmKnobs: { environment.knobs.compactMap { if case .ntlm(let knob) = $0 { knob } else { nil } } })
         let cas = CASServer(environment: environment)
         let adfs = ADFSServer(environment: environment)
         let cm = CirculationManager(environment: environment)
@@ -180,7 +181,7 @@ public final class MockSuite: Sendable {
                       settings: environment.profile.spSettingsChanged.isEmpty ? nil : environment.profile.spSettingsChanged),
             auth: .init(base: authBase, basic: authBase + "/basic/", basicOther: authBase + "/basic-other/",
                         digestMD5: authBase + "/digest/md5/", digestSHA256: authBase + "/digest/sha256/",
-                        digestAny: authBase + "/digest/any/"),
+                        digestAny: authBase + "/digest/any/", ntlm: authBase + "/ntlm/", negotiate: authBase + "/negotiate/"),
             proxy: .init(url: environment.baseURL(of: "proxy"), username: proxy.username, password: proxy.password),
             control: .init(base: controlBase, state: controlBase + "/state", knobs: controlBase + "/knobs",
                            profile: controlBase + "/profile", traffic: controlBase + "/traffic.har", reset: controlBase + "/reset",

@@ -44,9 +44,13 @@ public struct ReadyInfo: Codable, Sendable {
         public let digestMD5: String
         public let digestSHA256: String
         public let digestAny: String
+        /// `/ntlm/` (NTLM) and `/negotiate/` (Negotiate, then NTLM).
+        public let ntlm: String
+        public let negotiate: String
 
         enum CodingKeys: String, CodingKey {
             case base, basic, basicOther = "basic_other", digestMD5 = "digest_md5", digestSHA256 = "digest_sha256", digestAny = "digest_any"
+            case ntlm, negotiate
         }
     }
 

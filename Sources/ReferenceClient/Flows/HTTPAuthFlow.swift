@@ -1,7 +1,8 @@
 import Foundation
 
-/// `http-basic`, `http-digest` and `proxy`: GET the resource without credentials, answer
-/// the server's challenge (RFC 7617 Basic, RFC 7616 Digest) on that request only, and —
+/// `http-basic`, `http-digest`, `http-ntlm` and `proxy`: GET the resource without credentials,
+/// answer the server's challenge (RFC 7617 Basic, RFC 7616 Digest, NTLM and Negotiate:
+/// ``NTLMHandshake``) on that request only, and —
 /// through a proxy — the proxy's `407` with its own credentials (`HTTPSession.send`).
 struct HTTPAuthFlow {
     let context: FlowContext
@@ -12,6 +13,10 @@ struct HTTPAuthFlow {
         if context.behaviour.sendCredentialsBeforeChallenge, let username = configuration.username {
             // Bug variant: credentials before any challenge.
             request.authorization = Challenge.basicCredentials(username: username, password: configuration.password ?? "")
+        }
+        if context.behaviour.ntlmPreemptive {
+            // Bug variant: an NTLM NEGOTIATE before any challenge.
+            request.authorization = "NTLM " + Data(NTLM.negotiateMessage()).base64EncodedString()
         }
         var response = try await context.http.follow(request)
         if response.status == 401 {

@@ -61,7 +61,14 @@ struct ChallengeResponder {
             let answered = space == lastSpace
             lastSpace = space
             var request = current.request
-            if let offered = DigestAuthenticator.best(of: challenges) {
+            if let scheme = NTLMHandshake.scheme(in: challenges) {
+                // Windows authentication first, as a browser prefers it: one handshake is one
+                // password submission.
+                try budget.spend(refused: answered, lastAnswer: current.summaryWithChallenge)
+                current = try await NTLMHandshake(http: http, behaviour: http.behaviour, username: username, password: password,
+                                                  configuredDomain: configuration.parameters["DOMAIN"]).run(request, scheme: scheme)
+                continue
+            } else if let offered = DigestAuthenticator.best(of: challenges) {
                 let stale = digest != nil && offered.parameters["stale"]?.lowercased() == "true"
                 if !stale { try budget.spend(refused: answered, lastAnswer: current.summaryWithChallenge) }
                 var authenticator = DigestAuthenticator(challenge: offered)

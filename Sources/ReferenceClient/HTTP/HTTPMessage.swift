@@ -9,6 +9,8 @@ struct HTTPRequest: Sendable {
     /// `Authorization`, bound to the origin that challenged (``origin``): dropped by
     /// `HTTPSession.follow` when a redirect leaves it.
     var authorization: String?
+    /// Send on a connection of its own, not a pooled one (only the `ntlm-new-connection` bug).
+    var freshConnection = false
 
     init(method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil) {
         self.method = method

@@ -21,6 +21,8 @@ final class HTTPSession: Sendable {
         var url: URL
         var username: String?
         var password: String?
+        /// The Windows domain for an NTLM proxy (`SAMLH_DOMAIN`).
+        var domain: String?
     }
 
     let cookies: CookieJar
@@ -29,6 +31,7 @@ final class HTTPSession: Sendable {
     let maxRedirects = 20
     let perRequestTimeout: Double
     private let session: URLSession
+    private let configuration: URLSessionConfiguration
     private let delegate = RedirectRefusal()
     private let proxy: Proxy?
     private let unverifiedTLS: (any UnverifiedTLSTransport)?
@@ -66,6 +69,7 @@ final class HTTPSession: Sendable {
                 "HTTPEnable": 1, "HTTPProxy": host, "HTTPPort": proxy.url.port ?? 80,
             ]
         }
+        self.configuration = configuration
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
@@ -81,9 +85,23 @@ final class HTTPSession: Sendable {
     /// once with its credentials.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var response = try await exchange(request)
-        if response.status == 407, let proxy, let username = proxy.username,
-           state.withLock({ $0.proxyAuthorization == nil }),
-           Challenge.parse(response.header("Proxy-Authenticate") ?? "").contains(where: { $0.scheme == "basic" }) {
+        guard response.status == 407, let proxy, let username = proxy.username,
+              state.withLock({ $0.proxyAuthorization == nil }) else { return response }
+        let offered = Challenge.parse(response.header("Proxy-Authenticate") ?? "")
+        if offered.contains(where: { $0.scheme == "ntlm" }) {
+            // NTLM at the proxy: the three legs on this connection to the proxy, each request
+            // carrying its message in Proxy-Authorization. The proxy keeps the connection
+            // authenticated afterwards; later requests carry nothing.
+            let domain = username.contains("\\") ? "" : (proxy.domain ?? "")
+            let handshake = NTLMHandshake(http: self, behaviour: behaviour, username: username, password: proxy.password ?? "",
+                                          configuredDomain: domain)
+            return try await handshake.runAtProxy(request) { authorization in
+                self.state.withLock { $0.proxyAuthorization = authorization }
+                defer { self.state.withLock { $0.proxyAuthorization = nil } }
+                return try await self.exchange(request)
+            }
+        }
+        if offered.contains(where: { $0.scheme == "basic" }) {
             let credentials = Challenge.basicCredentials(username: username, password: proxy.password ?? "")
             state.withLock { $0.proxyAuthorization = credentials }
             response = try await exchange(request)
@@ -112,7 +130,9 @@ final class HTTPSession: Sendable {
                 next.body = from.body
                 next.headers = from.headers
             }
-            if from.authorization != nil, !behaviour.credentialsOnlyToChallengingOrigin || Origin(from.url) == Origin(target) {
+            // NTLM and Negotiate tokens answer one challenge on one connection: never carried on.
+            let oneTime = from.authorization.map { ["ntlm", "negotiate"].contains(Challenge.parse($0).first?.scheme ?? "") } ?? false
+            if from.authorization != nil, !oneTime, !behaviour.credentialsOnlyToChallengingOrigin || Origin(from.url) == Origin(target) {
                 next.authorization = from.authorization
             }
             response = try await send(next)
@@ -140,7 +160,11 @@ final class HTTPSession: Sendable {
     /// whatever URLSession does: its `timeoutInterval` is an idle timer of FoundationNetworking's
     /// libcurl driver, and the per-request limit (`SAMLH_REQUEST_TIMEOUT`) is this client's
     /// promise. The abandoned task is cancelled, not waited for.
-    private func load(_ request: URLRequest, within seconds: TimeInterval) async throws -> Answer {
+    private func load(_ request: URLRequest, within seconds: TimeInterval, freshConnection: Bool = false) async throws -> Answer {
+        // A session of its own has a connection pool of its own: the request goes out on a new
+        // connection (the `ntlm-new-connection` bug variant's AUTHENTICATE).
+        let session = freshConnection ? URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil) : self.session
+        defer { if freshConnection { session.finishTasksAndInvalidate() } }
         let box = Locked<URLSessionDataTask?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, Error>) in
@@ -203,7 +227,7 @@ final class HTTPSession: Sendable {
                 answer = try await sendUnverified(urlRequest, over: unverified)
             } else {
                 do {
-                    answer = try await load(urlRequest, within: urlRequest.timeoutInterval)
+                    answer = try await load(urlRequest, within: urlRequest.timeoutInterval, freshConnection: request.freshConnection)
                 } catch let error as URLError where Self.isCertificateFailure(error) && behaviour.serverTrust == .trustSelfSigned {
                     // The bug: verification failed; if the chain is one self-signed
                     // certificate, take it anyway (and from now on for this origin).

@@ -1,8 +1,19 @@
 // Run-contract wrapper (docs/running-clients.md) for OpenJDK 17's java.net.HttpURLConnection
 // with a java.net.Authenticator (Debian's default-jdk-headless), on the http-basic,
-// http-digest and proxy flows. It does what an application does: one Authenticator that
-// answers with the user's credentials when the origin asks (RequestorType.SERVER) and with
+// http-digest, http-ntlm and proxy flows. It does what an application does: one Authenticator
+// that answers with the user's credentials when the origin asks (RequestorType.SERVER) and with
 // the proxy's when the proxy asks (RequestorType.PROXY); a GET; the body on 200.
+//
+// NTLM (http-ntlm; a proxy answering 407 Proxy-Authenticate: NTLM): the JDK's own pure-Java
+// NTLM (sun.net.www.protocol.http.ntlm.NTLMAuthentication over com.sun.security.ntlm.Client,
+// on Linux too; no transparent/SSO logon off Windows). The JDK takes the NT domain from the user
+// name (EXAMPLE\alice), else from -Dhttp.auth.ntlm.domain (JDK networking properties), so when
+// getRequestingScheme() is NTLM the Authenticator answers with the user name prefixed by
+// SAMLH_DOMAIN and a backslash (EXAMPLE\alice, EXAMPLE\proxyuser) — the notation the JDK
+// documents for an Authenticator that serves NTLM — and the bare user name for every other
+// scheme (Basic, Digest); a UPN (SAMLH_DOMAIN empty) goes as given. No NTLM property is set:
+// the JDK's default ntlm.version (LMv2/NTLMv2), its choice among Negotiate and NTLM (Negotiate
+// only when a Kerberos login works, none here), and its retries stay its own.
 //
 // Adapted, nothing else:
 // - proxy: a java.net.Proxy passed to URL.openConnection(Proxy), as an application that is
@@ -40,7 +51,10 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.HttpsURLConnection;
 import javax.net.ssl.SSLContext;
@@ -53,6 +67,7 @@ public final class JdkHttpClient {
         Map<String, String> env = System.getenv();
         Path resultFile = Path.of(env.get("SAMLH_RESULT_FILE"));
         AtomicInteger asked = new AtomicInteger();
+        Set<String> schemes = Collections.synchronizedSet(new LinkedHashSet<>());
         String outcome = "failure";
         String resource = "";
         String error = "";
@@ -64,12 +79,15 @@ public final class JdkHttpClient {
                 @Override
                 protected PasswordAuthentication getPasswordAuthentication() {
                     asked.incrementAndGet();
-                    if (getRequestorType() == RequestorType.PROXY) {
-                        return new PasswordAuthentication(env.get("SAMLH_PROXY_USERNAME"),
-                                env.get("SAMLH_PROXY_PASSWORD").toCharArray());
+                    schemes.add(getRequestorType() + ":" + getRequestingScheme());
+                    boolean proxy = getRequestorType() == RequestorType.PROXY;
+                    String user = env.get(proxy ? "SAMLH_PROXY_USERNAME" : "SAMLH_USERNAME");
+                    String password = env.get(proxy ? "SAMLH_PROXY_PASSWORD" : "SAMLH_PASSWORD");
+                    String domain = env.getOrDefault("SAMLH_DOMAIN", "");
+                    if ("NTLM".equalsIgnoreCase(getRequestingScheme()) && !domain.isEmpty() && user.indexOf('\\') < 0) {
+                        user = domain + "\\" + user;
                     }
-                    return new PasswordAuthentication(env.get("SAMLH_USERNAME"),
-                            env.get("SAMLH_PASSWORD").toCharArray());
+                    return new PasswordAuthentication(user, password.toCharArray());
                 }
             };
             String caFile = env.get("SAMLH_CA_FILE");
@@ -121,7 +139,8 @@ public final class JdkHttpClient {
             out.write("{\"outcome\":" + json(outcome) + ",\"resource\":" + json(resource) + ",\"error\":" + json(error)
                     + ",\"details\":{\"client\":\"java.net.HttpURLConnection\",\"java\":"
                     + json(System.getProperty("java.runtime.version")) + ",\"used_proxy\":" + json(Boolean.toString(usedProxy)) + ",\"status\":" + json(Integer.toString(status))
-                    + ",\"authenticator_calls\":" + json(Integer.toString(asked.get())) + "}}");
+                    + ",\"authenticator_calls\":" + json(Integer.toString(asked.get()))
+                    + ",\"authenticator_schemes\":" + json(String.join(" ", schemes)) + "}}");
         }
         if (!error.isEmpty()) System.err.println(error);
         System.exit("success".equals(outcome) ? 0 : 1);
