@@ -1,0 +1,249 @@
+import Foundation
+import SAMLCore
+import Testing
+import TestSupport
+
+@testable import MockServers
+
+/// The NTLM and Negotiate side of the mocks over real keep-alive TCP connections: the
+/// handshake bound to its connection, NTLMv2 verified, SPNEGO wrapping, the knobs, the proxy.
+@Suite(.serialized) struct NTLMMockTests {
+    struct UncheckedBox<T>: @unchecked Sendable {
+        let value: T
+        init(_ value: T) { self.value = value }
+    }
+
+    /// One TCP connection to a mock, requests sent and answers read one at a time.
+    final class Connection {
+        let fd: Int32
+
+        init(port: Int) throws {
+            guard let fd = LoopbackSocket.open(port: port) else { throw POSIXError(.ECONNREFUSED) }
+            self.fd = fd
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+
+        deinit { close(fd) }
+
+        struct Answer {
+            var status: Int
+            var headers: [(String, String)]
+            var body: String
+            /// The server closed the connection after this answer.
+            var closed: Bool
+            func values(_ name: String) -> [String] { headers.filter { $0.0.lowercased() == name.lowercased() }.map(\.1) }
+        }
+
+        /// Sends on a thread of its own: a blocking socket must never hold a thread of the
+        /// cooperative pool the in-process mocks answer from.
+        func send(_ target: String, host: String = "127.0.0.1", headers: [(String, String)] = []) async throws -> Answer {
+            try await withCheckedThrowingContinuation { continuation in
+                let box = UncheckedBox(self)
+                Thread { continuation.resume(with: Result { try box.value.sendBlocking(target, host: host, headers: headers) }) }.start()
+            }
+        }
+
+        func sendBlocking(_ target: String, host: String, headers: [(String, String)]) throws -> Answer {
+            var text = "GET \(target) HTTP/1.1\r\nHost: \(host)\r\n"
+            for (name, value) in headers { text += "\(name): \(value)\r\n" }
+            text += "\r\n"
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            var buffer: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            var closed = false
+            func headEnd() -> Int? {
+                guard buffer.count >= 4 else { return nil }
+                for i in 0...(buffer.count - 4) where buffer[i..<(i + 4)].elementsEqual([13, 10, 13, 10]) { return i + 4 }
+                return nil
+            }
+            while headEnd() == nil {
+                let count = recv(fd, &chunk, chunk.count, 0)
+                guard count > 0 else { throw POSIXError(.ECONNRESET) }
+                buffer += chunk[0..<count]
+            }
+            let end = headEnd()!
+            let lines = String(decoding: buffer[0..<end], as: UTF8.self).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+            let headers = lines.dropFirst().compactMap { line -> (String, String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }
+            let length = Int(headers.first { $0.0.lowercased() == "content-length" }?.1 ?? "0") ?? 0
+            while buffer.count < end + length {
+                let count = recv(fd, &chunk, chunk.count, 0)
+                guard count > 0 else { throw POSIXError(.ECONNRESET) }
+                buffer += chunk[0..<count]
+            }
+            if headers.contains(where: { $0.0.lowercased() == "connection" && $0.1.lowercased() == "close" }) {
+                closed = recv(fd, &chunk, chunk.count, 0) <= 0
+            }
+            return Answer(status: status, headers: headers, body: String(decoding: buffer[end..<(end + length)], as: UTF8.self),
+                          closed: closed)
+        }
+    }
+
+    static func port(_ suite: MockSuite, _ mock: String = "auth") throws -> Int {
+        let base = try #require(suite.servers.baseURL(of: mock))
+        return try #require(URLComponents(string: base)?.port)
+    }
+
+    /// The client's AUTHENTICATE for `challengeField` (`NTLM <base64>`), NTLMv2 or NTLMv1.
+    static func authenticate(_ challengeField: String, scheme: String = "NTLM", user: String = "alice", domain: String = "EXAMPLE",
+                             password: String, v1: Bool = false) throws -> String {
+        let token = try #require(Data(base64Encoded: String(challengeField.dropFirst(scheme.count + 1))))
+        var bytes = Array(token)
+        if scheme == "Negotiate" { bytes = try #require(try SPNEGO.parse(bytes).mechToken) }
+        guard case .challenge(let challenge) = try NTLMMessage.parse(bytes) else { throw NTLMMessage.Failure("no CHALLENGE") }
+        let nt: [UInt8]
+        if v1 {
+            nt = NTLMCrypto.desl(key: NTLMCrypto.ntHash(password: password), data: challenge.serverChallenge)
+        } else {
+            nt = NTLMCrypto.ntlmV2Response(responseKeyNT: NTLMCrypto.ntowfV2(password: password, user: user, domain: domain),
+                                           serverChallenge: challenge.serverChallenge, clientChallenge: [1, 2, 3, 4, 5, 6, 7, 8],
+                                           timestamp: NTLMCrypto.fileTime(Date()),
+                                           targetInfo: challenge.targetInfo.map(AVPair.serialize) ?? [0, 0, 0, 0])
+        }
+        let message = NTLMMessage.Authenticate(flags: [.unicode, .ntlm], lmResponse: [UInt8](repeating: 0, count: 24), ntResponse: nt,
+                                               domain: domain, user: user, workstation: "WS1").serialized()
+        let wrapped = scheme == "Negotiate" ? SPNEGO.responseToken(ntlm: message) : message
+        return "\(scheme) " + Data(wrapped).base64EncodedString()
+    }
+
+    static var negotiate: String { "NTLM " + Data(NTLMMessage.Negotiate(flags: [.unicode, .ntlm, .extendedSessionSecurity]).serialized()).base64EncodedString() }
+
+    @Test func theHandshakeOnOneConnectionGetsThePageAndTheConnectionStaysAuthenticated() async throws {
+        try await SuiteFixture.with("windows") { suite, _ in
+            let password = SuiteFixture.user(suite).password
+            let connection = try Connection(port: try Self.port(suite))
+            let bare = try await connection.send("/ntlm/")
+            #expect(bare.status == 401 && bare.values("WWW-Authenticate") == ["NTLM"])
+            let challenged = try await connection.send("/ntlm/", headers: [("Authorization", Self.negotiate)])
+            #expect(challenged.status == 401)
+            let field = try #require(challenged.values("WWW-Authenticate").first)
+            let granted = try await connection.send("/ntlm/", headers: [("Authorization", try Self.authenticate(field, password: password))])
+            #expect(granted.status == 200 && granted.body.contains(HTTPAuthMock.secret(username: "alice", realm: "SAMLHarness NTLM")))
+            // IIS's connection-based authentication: the connection is authenticated now.
+            let again = try await connection.send("/ntlm/")
+            #expect(again.status == 200)
+            let entries = suite.log.entries
+            #expect(entries[2].annotations["ntlm.connection"] == "same" && entries[2].annotations["ntlm.response"] == "NTLMv2")
+            #expect(entries[2].annotations["ntlm.target-info"] == "echoed")
+            #expect(entries[3].annotations["ntlm.connection-authenticated"] == "yes")
+        }
+    }
+
+    @Test func anAuthenticateOnAnotherConnectionFindsNoChallenge() async throws {
+        try await SuiteFixture.with("windows") { suite, _ in
+            let port = try Self.port(suite)
+            let first = try Connection(port: port)
+            let challenged = try await first.send("/ntlm/", headers: [("Authorization", Self.negotiate)])
+            let field = try #require(challenged.values("WWW-Authenticate").first)
+            let second = try Connection(port: port)
+            let refused = try await second.send("/ntlm/", headers: [("Authorization", try Self.authenticate(field, password: SuiteFixture.user(suite).password))])
+            #expect(refused.status == 401 && refused.values("WWW-Authenticate") == ["NTLM"])
+            #expect(refused.body.contains("bound to the connection"))
+            #expect(suite.log.entries.last?.annotations["ntlm.connection"] == "new")
+        }
+    }
+
+    @Test func wrongPasswordsAndNTLMv1AreRefusedAndV1OnlyTurnsThatRound() async throws {
+        try await SuiteFixture.with("windows") { suite, _ in
+            let password = SuiteFixture.user(suite).password
+            for (answerPassword, v1, detail) in [("wrong", false, "wrong password for alice"), (password, true, "NTLMv2 only")] {
+                let connection = try Connection(port: try Self.port(suite))
+                let field = try #require(try await connection.send("/ntlm/", headers: [("Authorization", Self.negotiate)]).values("WWW-Authenticate").first)
+                let refused = try await connection.send("/ntlm/", headers: [("Authorization", try Self.authenticate(field, password: answerPassword, v1: v1))])
+                #expect(refused.status == 401 && refused.body.contains(detail), "\(refused.body)")
+            }
+        }
+        try await SuiteFixture.with("windows", knobs: [.ntlm(.v1Only)]) { suite, _ in
+            let password = SuiteFixture.user(suite).password
+            let connection = try Connection(port: try Self.port(suite))
+            let field = try #require(try await connection.send("/ntlm/", headers: [("Authorization", Self.negotiate)]).values("WWW-Authenticate").first)
+            guard case .challenge(let challenge) = try NTLMMessage.parse(base64: String(field.dropFirst(5))) else {
+                Issue.record("no CHALLENGE")
+                return
+            }
+            #expect(challenge.targetInfo == nil && !challenge.flags.contains(.extendedSessionSecurity))
+            let v2 = try await connection.send("/ntlm/", headers: [("Authorization", try Self.authenticate(field, password: password))])
+            #expect(v2.status == 401 && v2.body.contains("NTLMv1/LM only"))
+            let next = try #require(try await connection.send("/ntlm/", headers: [("Authorization", Self.negotiate)]).values("WWW-Authenticate").first)
+            let v1 = try await connection.send("/ntlm/", headers: [("Authorization", try Self.authenticate(next, password: password, v1: true))])
+            #expect(v1.status == 200)
+        }
+    }
+
+    @Test func negotiateWrapsTheHandshakeInSPNEGO() async throws {
+        try await SuiteFixture.with("windows") { suite, _ in
+            let connection = try Connection(port: try Self.port(suite))
+            #expect(try await connection.send("/negotiate/").values("WWW-Authenticate") == ["Negotiate", "NTLM"])
+            let initial = "Negotiate " + Data(SPNEGO.initialToken(ntlm: NTLMMessage.Negotiate(flags: [.unicode, .ntlm]).serialized())).base64EncodedString()
+            let challenged = try await connection.send("/negotiate/", headers: [("Authorization", initial)])
+            let field = try #require(challenged.values("WWW-Authenticate").first)
+            let token = try SPNEGO.parse(Array(try #require(Data(base64Encoded: String(field.dropFirst(10))))))
+            #expect(token.negState == .acceptIncomplete && token.mechTypes == [SPNEGO.ntlmOID])
+            let granted = try await connection.send("/negotiate/", headers: [
+                ("Authorization", try Self.authenticate(field, scheme: "Negotiate", password: SuiteFixture.user(suite).password)),
+            ])
+            #expect(granted.status == 200)
+            let final = try #require(granted.values("WWW-Authenticate").first)
+            let finalToken = try #require(Data(base64Encoded: String(final.dropFirst(10))))
+            #expect(try SPNEGO.parse(Array(finalToken)).negState == .acceptCompleted)
+            #expect(suite.log.entries.last?.annotations["ntlm.wrapping"] == "spnego")
+        }
+    }
+
+    @Test func knobsShapeTheChallengeAndTheAnswers() async throws {
+        try await SuiteFixture.with("windows", knobs: [.ntlm(.noDomain), .ntlm(.newConnection)]) { suite, _ in
+            let connection = try Connection(port: try Self.port(suite))
+            let challenged = try await connection.send("/ntlm/", headers: [("Authorization", Self.negotiate)])
+            #expect(challenged.closed, "the CHALLENGE under ntlm-new-connection closes the connection")
+            let field = try #require(challenged.values("WWW-Authenticate").first)
+            guard case .challenge(let challenge) = try NTLMMessage.parse(base64: String(field.dropFirst(5))) else {
+                Issue.record("no CHALLENGE")
+                return
+            }
+            #expect(challenge.targetName.isEmpty)
+            #expect(!(challenge.targetInfo ?? []).contains { [AVPair.nbDomainName, AVPair.dnsDomainName].contains($0.id) })
+        }
+        try await SuiteFixture.with("windows", knobs: [.ntlm(.alwaysRechallenge)]) { suite, _ in
+            let connection = try Connection(port: try Self.port(suite))
+            let field = try #require(try await connection.send("/ntlm/", headers: [("Authorization", Self.negotiate)]).values("WWW-Authenticate").first)
+            let refused = try await connection.send("/ntlm/", headers: [("Authorization", try Self.authenticate(field, password: SuiteFixture.user(suite).password))])
+            #expect(refused.status == 401 && refused.body.contains("loopback check"))
+        }
+    }
+
+    @Test(arguments: ["NTLM !!!", "NTLM " + Data("NTLMSSP\0\u{3}".utf8).base64EncodedString(), "Negotiate " + Data([0x60, 0x84, 0xFF, 0xFF]).base64EncodedString(),
+                      "NTLM " + Data(Array("NTLMSSP".utf8) + [0, 2, 0, 0, 0] + [UInt8](repeating: 0, count: 40)).base64EncodedString()])
+    func unreadableTokensGet400NamingWhy(field: String) async throws {
+        try await SuiteFixture.with("windows") { suite, _ in
+            let connection = try Connection(port: try Self.port(suite))
+            let path = field.hasPrefix("Negotiate") ? "/negotiate/" : "/ntlm/"
+            let answer = try await connection.send(path, headers: [("Authorization", field)])
+            #expect(answer.status == 400, "\(field): \(answer.status) \(answer.body)")
+            #expect(answer.body.contains("Malformed Authorization"))
+        }
+    }
+
+    @Test func theNTLMProxyAnswers407WithNTLMAndForwardsOnceAuthenticated() async throws {
+        try await SuiteFixture.with("windows", knobs: [.ntlm(.proxy)]) { suite, _ in
+            let connection = try Connection(port: try Self.port(suite, "proxy"))
+            let base = try #require(suite.servers.baseURL(of: "auth"))
+            let target = base + "/"
+            // As clients send it: Host names the origin (Hummingbird hands the mock origin-form).
+            let host = String(base.dropFirst("http://".count))
+            let bare = try await connection.send(target, host: host)
+            #expect(bare.status == 407 && bare.values("Proxy-Authenticate") == ["NTLM"])
+            let challenged = try await connection.send(target, host: host, headers: [("Proxy-Authorization", Self.negotiate)])
+            let field = try #require(challenged.values("Proxy-Authenticate").first)
+            let authorization = try Self.authenticate(field, user: "proxyuser", password: ForwardProxyMock.defaultPassword)
+            let forwarded = try await connection.send(target, host: host, headers: [("Proxy-Authorization", authorization)])
+            #expect(forwarded.status == 200, "\(forwarded.status) \(forwarded.body)")
+            let later = try await connection.send(target, host: host)
+            #expect(later.status == 200, "the proxy keeps the connection authenticated")
+        }
+    }
+}
