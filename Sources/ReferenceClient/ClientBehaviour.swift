@@ -69,8 +69,9 @@ public struct ClientBehaviour: Sendable, Equatable {
     public var ntlmSameConnection = true
     /// NTLM: the AUTHENTICATE names the domain the client was given (`SAMLH_DOMAIN`).
     public var ntlmSendDomain = true
-    /// NTLM: the first request carries an NTLM NEGOTIATE before any challenge (the bug).
-    public var ntlmPreemptive = false
+    /// NTLM: an NTLM or Negotiate token answers one challenge on one connection and is never
+    /// carried on a redirect (the bug carries it, to any host, like CVE-2018-1000007's curl).
+    public var ntlmTokensOneTime = true
 
     /// How the client decides to trust a server's certificate.
     public enum ServerTrust: String, Sendable, Equatable {
@@ -115,7 +116,7 @@ public struct ClientBehaviour: Sendable, Equatable {
         variant("ntlm-v1", "an NTLMv1 response sent, and a server's NTLMv1-only CHALLENGE answered (needs the executable's DES)") { _ in },
         variant("ntlm-new-connection", "the NTLM AUTHENTICATE sent on a new connection") { $0.ntlmSameConnection = false },
         variant("ntlm-no-domain", "the NTLM AUTHENTICATE names no domain") { $0.ntlmSendDomain = false },
-        variant("ntlm-preemptive", "an NTLM NEGOTIATE sent before any challenge") { $0.ntlmPreemptive = true },
+        variant("ntlm-token-carried", "the NTLM AUTHENTICATE carried on a redirect, to another host too") { $0.ntlmTokensOneTime = false },
     ]
 
     /// The variant named `name`, or nil.

@@ -117,7 +117,9 @@ import TestSupport
             "flow.resource-obtained": "the AUTHENTICATE on a new connection meets a server that sent it no CHALLENGE",
         ]),
         .init(variant: "ntlm-no-domain", names: "ntlm.handshake-correct", consequences: [:]),
-        .init(variant: "ntlm-preemptive", names: "ntlm.credentials-scoped", consequences: [:]),
+        .init(variant: "ntlm-token-carried", names: "ntlm.credentials-scoped", consequences: [
+            "ntlm.handshake-correct": "the carried AUTHENTICATE answers no CHALLENGE of the host it reaches",
+        ]),
     ]
 
     /// At most this many catalog runs at once (each with two scenarios in parallel).

@@ -97,7 +97,7 @@ extension CheckDocumentation {
         "ntlm.handshake-correct":
             "Pairs each AUTHENTICATE with the last answer from the same origin (or the proxy) that carried a CHALLENGE, and compares the two requests' connection ids, which the mocks give per TCP connection; a CHALLENGE sent with `Connection: close` (knob ntlm-new-connection) excuses a new connection. The domain is judged present when DomainName is non-empty or the user is a UPN; TargetInfo is judged by the AV pairs in the NTLMv2 blob, so an NTLMv1 response is left to ntlm.v2-only. A MIC and a channel binding are not required.",
         "ntlm.credentials-scoped":
-            "Counts a destination as having asked once any earlier answer from it (a 401 from an origin, a 407 from the proxy) offered NTLM or Negotiate. Sees only requests to the mocks: a message sent to a host the mocks do not serve is invisible. Negotiate tokens that are Kerberos-only count as Negotiate messages too.",
+            "Counts a destination as having asked once any answer from it (a 401 from an origin, a 407 from the proxy) offered NTLM or Negotiate: an AUTHENTICATE needs such an answer before it; a NEGOTIATE ahead of the destination's own challenge passes (it carries no credentials; `curl --ntlm` sends one), to a destination that never asks it fails. Sees only requests to the mocks: a message sent to a host the mocks do not serve is invisible. Negotiate tokens that are Kerberos-only count as Negotiate messages too.",
         "ntlm.bad-credentials-bounded":
             "Counts decoded AUTHENTICATE messages answered 401 or 407, over the whole run and every destination; a handshake restarted with a NEGOTIATE does not reset the count.",
 

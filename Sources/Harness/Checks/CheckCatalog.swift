@@ -171,7 +171,7 @@ public enum CheckCatalog {
               "each AUTHENTICATE answers the CHALLENGE of its own connection, names a domain (or a UPN) and echoes the CHALLENGE's TargetInfo",
               reference: "MS-NLMP §3.1.5, §3.3.2; RFC 4559 §4", flows: ntlmFlows),
         .init("ntlm.credentials-scoped", .ntlm,
-              "NTLM and Negotiate messages go only to an origin (or proxy) that challenged with NTLM or Negotiate, never before that or to another host",
+              "an NTLM AUTHENTICATE goes only to an origin (or proxy) that challenged with NTLM or Negotiate, and no NTLM message to a host that never asks for it",
               reference: "RFC 4559 §4; RFC 9110 §11.6.1", flows: ntlmFlows),
         .init("ntlm.bad-credentials-bounded", .ntlm,
               "refused AUTHENTICATE messages are bounded: the client stops and reports instead of re-trying (each try counts toward a lockout)",

@@ -1,6 +1,26 @@
 import Foundation
 
 extension HTTPAuthMock {
+    /// `/ntlm/elsewhere`: NTLM-protected; once granted, a 302 to ``movedPath`` on this server's
+    /// other host name (127.0.0.1 ↔ localhost), another origin that asks for nothing.
+    static let ntlmElsewherePath = "/ntlm/elsewhere"
+
+    /// `/moved/`: a public page (no authentication) with its own secret, where `/ntlm/elsewhere`
+    /// sends a client after the login.
+    public static let movedPath = "/moved/"
+
+    /// The public page at ``movedPath``.
+    func moved() -> MockResponse {
+        let secret = Self.secret(username: "public", realm: "SAMLHarness moved page")
+        return MockResponse.html("""
+        <!DOCTYPE html>
+        <html><head><meta charset="utf-8"><title>Moved</title></head>
+        <body><h1>This page moved here</h1><p>It asks for no credentials.</p>
+        <p id="secret">\(secret)</p></body></html>
+
+        """).annotated(HTTPAuthResult.Key.result, HTTPAuthResult.ok.rawValue).annotated("auth.page", "moved")
+    }
+
     /// `/ntlm/` and `/negotiate/`: the NTLM handshake (``NTLMAuthenticator``) turned into
     /// answers — 401 with the challenge fields, 200 with the page, 400 for a token that cannot
     /// be read — annotated with the ``HTTPAuthResult/Key`` and ``NTLMAuthenticator/Key`` values.
@@ -20,6 +40,13 @@ extension HTTPAuthMock {
             return response
         case .granted(let user, let scheme, let finalValue, let notes):
             var response = granted(space, user: user, scheme: scheme)
+            if request.path == Self.ntlmElsewherePath, let other = Self.otherName(of: request) {
+                // Moved, as `/basic/elsewhere`: the same server under its other host name, to a
+                // public page — that host never asks for Windows authentication.
+                response = annotate(MockResponse.redirect(other + Self.movedPath), .ok, space: space, scheme: scheme,
+                                    user: user.username, algorithm: nil, detail: "granted; moved to \(other)")
+                    .annotated("auth.redirect", "other-host")
+            }
             if let finalValue { response.addHeader("WWW-Authenticate", finalValue) }
             response.annotations.merge(notes) { _, new in new }
             return response

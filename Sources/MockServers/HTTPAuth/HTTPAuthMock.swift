@@ -64,6 +64,7 @@ public struct HTTPAuthMock: MockHandler {
     public func handle(_ request: MockRequest) async -> MockResponse {
         let path = request.path
         if path == "/" { return index() }
+        if path == Self.movedPath { return moved() }
         guard let space = space(for: path) else { return .notFound(path) }
         let fields = request.headers(named: "Authorization")
         if let offer = space.scheme.ntlmOffer {

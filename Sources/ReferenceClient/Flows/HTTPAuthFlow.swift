@@ -14,10 +14,6 @@ struct HTTPAuthFlow {
             // Bug variant: credentials before any challenge.
             request.authorization = Challenge.basicCredentials(username: username, password: configuration.password ?? "")
         }
-        if context.behaviour.ntlmPreemptive {
-            // Bug variant: an NTLM NEGOTIATE before any challenge.
-            request.authorization = "NTLM " + Data(NTLM.negotiateMessage()).base64EncodedString()
-        }
         var response = try await context.http.follow(request)
         if response.status == 401 {
             response = try await ChallengeResponder(http: context.http, configuration: configuration, budget: context.budget)

@@ -134,6 +134,8 @@ final class HTTPSession: Sendable {
             let oneTime = from.authorization.map { ["ntlm", "negotiate"].contains(Challenge.parse($0).first?.scheme ?? "") } ?? false
             if from.authorization != nil, !oneTime, !behaviour.credentialsOnlyToChallengingOrigin || Origin(from.url) == Origin(target) {
                 next.authorization = from.authorization
+            } else if oneTime, !behaviour.ntlmTokensOneTime {
+                next.authorization = from.authorization  // the bug: the token follows the redirect anywhere
             }
             response = try await send(next)
         }

@@ -151,9 +151,11 @@ struct NTLMHandshakeCorrectCheck: Check {
     }
 }
 
-/// `ntlm.credentials-scoped`: NTLM/Negotiate messages go only where Windows authentication was
-/// asked for: to an origin (or the proxy) that answered 401 (407) offering NTLM or Negotiate
-/// earlier in the run — never before that challenge, never to another host.
+/// `ntlm.credentials-scoped`: NTLM credentials go only where Windows authentication was asked
+/// for. An AUTHENTICATE (the user name and a proof crackable offline) only to an origin (or the
+/// proxy) that answered 401 (407) offering NTLM or Negotiate earlier in the run; any NTLM or
+/// Negotiate message only to a destination that asks for it at all (a NEGOTIATE sent ahead of
+/// that destination's own challenge carries no credentials, as `curl --ntlm` sends it).
 struct NTLMCredentialsScopedCheck: Check {
     static let id = "ntlm.credentials-scoped"
 
@@ -161,31 +163,33 @@ struct NTLMCredentialsScopedCheck: Check {
         let entries = context.entries
         let sent = NTLMTraffic.sent(entries)
         guard !sent.isEmpty else { return .notApplicable("the client sent no NTLM or Negotiate message") }
+        let asking = entries.filter(NTLMTraffic.offersWindowsAuth)
         var problems: [Evidence] = []
-        var asked: Set<String> = []
+        var notes: [Evidence] = []
         var good = 0
-        var cursor = 0
         for message in sent {
-            // Every challenge answered before this request counts.
-            while cursor < entries.count, entries[cursor].sequence < message.entry.sequence {
-                if NTLMTraffic.offersWindowsAuth(entries[cursor]) { asked.insert(NTLMTraffic.destination(entries[cursor])) }
-                cursor += 1
-            }
-            if asked.contains(message.destination) {
+            let askedBefore = asking.contains { $0.sequence < message.entry.sequence && NTLMTraffic.destination($0) == message.destination }
+            if askedBefore {
                 good += 1
                 continue
             }
-            let kind = switch message.message {
-            case .negotiate?: "a NEGOTIATE"
-            case .authenticate?: "an AUTHENTICATE (user name and password proof)"
-            default: "a \(message.scheme) token"
+            if case .authenticate? = message.message {
+                problems.append(ProtocolTraffic.evidence(message.entry,
+                    "an AUTHENTICATE (user name and password proof) sent to \(message.destination), which had not asked for Windows authentication",
+                    excerpt: NTLMTraffic.line(message)))
+                continue
+            }
+            if asking.contains(where: { $0.sequence >= message.entry.sequence && NTLMTraffic.destination($0) == message.destination }) {
+                good += 1
+                notes.append(ProtocolTraffic.evidence(message.entry, "a \(message.scheme) message sent to \(message.destination) ahead of its challenge (no credentials in it)"))
+                continue
             }
             problems.append(ProtocolTraffic.evidence(message.entry,
-                "\(kind) sent to \(message.destination), which had not asked for Windows authentication (no 401/407 offering NTLM or Negotiate before it)",
+                "a \(message.scheme) message sent to \(message.destination), which never asks for Windows authentication",
                 excerpt: NTLMTraffic.line(message)))
         }
         if !problems.isEmpty { return .fail("\(problems.count) NTLM message(s) offered where none was asked for", problems) }
-        return .pass("\(good) NTLM message(s), each to a destination that challenged with NTLM or Negotiate", [])
+        return .pass("\(good) NTLM message(s), each to a destination that asks for NTLM or Negotiate", notes)
     }
 }
 
