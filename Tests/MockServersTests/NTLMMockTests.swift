@@ -247,3 +247,23 @@ import TestSupport
         }
     }
 }
+
+extension NTLMMockTests {
+    /// AD FS sends user agents on its default WIASupportedUserAgents list (here IE 11's
+    /// Trident/7.0) to /adfs/ls/wia, which asks for Negotiate and NTLM; others get the form.
+    @Test func adfsSendsWIAUserAgentsToWindowsAuthentication() async throws {
+        try await SuiteFixture.with("adfs") { suite, _ in
+            let port = try Self.port(suite, "adfs")
+            let rp = PercentEncoding.queryComponentEncode(suite.readyInfo().sp.entityID)
+            let target = "/adfs/ls/IdpInitiatedSignOn.aspx?loginToRp=\(rp)"
+            let ie = try await Connection(port: port).send(target, headers: [("User-Agent", "Mozilla/5.0 (Windows NT 10.0; WOW64; Trident/7.0; rv:11.0) like Gecko")])
+            #expect(ie.status == 302)
+            let location = try #require(ie.values("Location").first)
+            #expect(location.hasPrefix("/adfs/ls/wia?ReturnPath=") && location.contains("loginToRp="), "\(location)")
+            let wia = try await Connection(port: port).send(location)
+            #expect(wia.status == 401 && wia.values("WWW-Authenticate") == ["Negotiate", "NTLM"])
+            let curl = try await Connection(port: port).send(target, headers: [("User-Agent", "curl/7.88.1")])
+            #expect(curl.status == 200 && curl.body.contains("Password"))
+        }
+    }
+}
