@@ -230,10 +230,17 @@ start_instance() {
         fill "$TEMPLATES/native.logger.in" "$DIR/native.logger"
         fill "$TEMPLATES/apache2.conf.in" "$DIR/apache2.conf"
         sed -i 's|\\n|\n|g' "$DIR/apache2.conf"
-        [ "$attempt" = 1 ] && {
-            "$SHIBD" -f -c "$DIR/shibboleth2.xml" -p "$DIR/run/shibd.pid" -w 30 \
-                || die "shibd did not start; see $DIR/log/shibd.log"
-        }
+        # shibd reads the entity ID and the endpoints (which name the port) at start: on a
+        # retry with another port it is started again with the new configuration, or it would
+        # judge every Response against the first port's (a FatalProfileException).
+        if [ "$attempt" -gt 1 ] && [ -s "$DIR/run/shibd.pid" ]; then
+            local old; old="$(cat "$DIR/run/shibd.pid")"
+            kill "$old" 2>/dev/null || true
+            timeout 20 tail --pid="$old" -f /dev/null 2>/dev/null || true
+            rm -f "$DIR/run/shibd.pid"
+        fi
+        "$SHIBD" -f -c "$DIR/shibboleth2.xml" -p "$DIR/run/shibd.pid" -w 30 \
+            || die "shibd did not start; see $DIR/log/shibd.log"
         # In the foreground of a background job: a failure to bind shows as the process
         # ending, and readiness as the port accepting a connection.
         : > "$DIR/log/apache-start.log"
