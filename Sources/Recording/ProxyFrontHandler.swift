@@ -118,18 +118,22 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
             handleConnect(request, context: context)
             return
         }
-        guard let (destination, intercepted) = destination(of: request) else {
+        let target: RecordingProxy.Destination
+        let intercepted: Bool
+        switch route(of: request) {
+        case nil:
             finish(RecordingProxy.problem(400, "Bad Request",
                                           "samlharness record could not tell where `\(request.head.uri)` goes: send absolute-form "
                                           + "requests (GET http://host/path) or CONNECT host:port."),
                    request: request, keepAlive: keepAlive, context: context)
             return
-        }
-        if destination == nil {
+        case .proxyPage?:
             finish(servePage(request), request: request, keepAlive: keepAlive, context: context)
             return
+        case .origin(let destination, let inTunnel)?:
+            target = destination
+            intercepted = inTunnel
         }
-        let target = destination!
         let allowed = intercepted || proxy.isAllowed(host: target.host, port: target.port)
         if !allowed, proxy.options.others == .refuse {
             proxy.note { $0.refused[target.key, default: 0] += 1 }
@@ -149,15 +153,23 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Where the request goes: nil destination for the proxy's own page; nil when unreadable.
-    private func destination(of request: RecordingProxy.ClientRequest) -> (RecordingProxy.Destination?, Bool)? {
+    /// Where a request goes.
+    enum Route {
+        /// The proxy's own page (`/`, `/ca.pem`, `/ca.crt`, or `http://samlharness.record/…`).
+        case proxyPage
+        /// An origin; `intercepted` inside an intercepted CONNECT tunnel.
+        case origin(RecordingProxy.Destination, intercepted: Bool)
+    }
+
+    /// The request's route; nil when it names no readable destination.
+    private func route(of request: RecordingProxy.ClientRequest) -> Route? {
         let uri = request.head.uri
         if let tunnel {
             let originForm = uri.hasPrefix("/") ? uri : Self.originForm(of: uri)
-            return (.init(scheme: "https", host: tunnel.host, port: tunnel.port, originForm: originForm), true)
+            return .origin(.init(scheme: "https", host: tunnel.host, port: tunnel.port, originForm: originForm), intercepted: true)
         }
         if uri.hasPrefix("/") || uri == "*" {
-            return (nil, false)  // addressed to the proxy itself
+            return .proxyPage  // addressed to the proxy itself
         }
         guard let range = uri.range(of: "://") else { return nil }
         let scheme = uri[..<range.lowerBound].lowercased()
@@ -166,10 +178,10 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
         let authorityText = String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
         let withoutUser = authorityText.split(separator: "@").last.map(String.init) ?? authorityText
         guard let (host, port) = Authority.split(withoutUser) else { return nil }
-        if host.lowercased() == "samlharness.record" { return (nil, false) }
+        if host.lowercased() == "samlharness.record" { return .proxyPage }
         let origin = RecordingProxy.Destination(scheme: scheme, host: host, port: port ?? (scheme == "https" ? 443 : 80),
                                                 originForm: Self.originForm(of: uri))
-        return (origin, false)
+        return .origin(origin, intercepted: false)
     }
 
     /// `/path?query` of an absolute-form target, exactly as sent.

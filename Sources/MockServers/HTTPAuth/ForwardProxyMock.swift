@@ -96,33 +96,29 @@ public struct ForwardProxyMock: MockHandler {
             return refuse(400, .notProxyRequest, upstream: upstream.authority, title: "Not a Proxy Request",
                           message: "The request is for the proxy itself (\(upstream.authority)). This is a forward proxy; send absolute-form requests.")
         }
-        if let refusal = checkCredentials(request, upstream: upstream) { return refusal }
+        // Under `ntlm-proxy` the handshake's notes (its last message, or the connection it
+        // authenticated) go on the exchange it let through.
+        var granted: [String: String] = [:]
+        if ntlmKnobs().contains(.proxy) {
+            switch checkNTLM(request.header("Proxy-Authorization"), request: request, upstream: upstream) {
+            case .refused(let refusal): return refusal
+            case .granted(let notes): granted = notes
+            }
+        } else if let refusal = checkCredentials(request, upstream: upstream) {
+            return refusal
+        }
         guard upstream.isLoopback else {
             return refuse(403, .forbiddenUpstream, upstream: upstream.authority, title: "Forbidden",
                           message: "The harness proxy only forwards to loopback origins (127.0.0.1, ::1, localhost); \(upstream.host) is not one.")
         }
         var answer = await forward(request, to: upstream)
-        // The NTLM handshake's last message (or the authenticated connection), on the exchange it let through.
-        answer.annotations.merge(ntlmNotes(request)) { old, _ in old }
+        answer.annotations.merge(granted) { old, _ in old }
         return answer
     }
 
-    /// The ``NTLMAuthenticator/Key`` notes of a request the NTLM proxy let through.
-    private func ntlmNotes(_ request: MockRequest) -> [String: String] {
-        guard ntlmKnobs().contains(.proxy) else { return [:] }
-        guard let field = request.header("Proxy-Authorization") else { return [NTLMAuthenticator.Key.connectionAuthenticated: "yes"] }
-        guard let token = Data(base64Encoded: String(field.drop { $0 == " " }.drop { $0 != " " }.drop { $0 == " " })),
-              case .authenticate(let message)? = try? NTLMMessage.parse(Array(token)) else { return [:] }
-        return [NTLMAuthenticator.Key.message: "authenticate", NTLMAuthenticator.Key.response: message.responseKind.rawValue,
-                NTLMAuthenticator.Key.user: message.user, NTLMAuthenticator.Key.domain: message.domain,
-                NTLMAuthenticator.Key.connection: "same"]
-    }
-
-    /// 407 unless `Proxy-Authorization` carries the configured Basic credentials (or, under
-    /// `ntlm-proxy`, completes an NTLM handshake on this connection).
+    /// 407 unless `Proxy-Authorization` carries the configured Basic credentials.
     private func checkCredentials(_ request: MockRequest, upstream: Upstream) -> MockResponse? {
         let fields = request.headers(named: "Proxy-Authorization")
-        if ntlmKnobs().contains(.proxy) { return checkNTLM(fields.first, request: request, upstream: upstream) }
         guard let field = fields.first else {
             return proxyChallenge(.missing, upstream: upstream, user: nil, detail: "the request carried no Proxy-Authorization field")
         }
@@ -202,13 +198,17 @@ public struct ForwardProxyMock: MockHandler {
                                           HTTPAuthResult.Key.realm: Self.realm])
     }
 
+    enum NTLMGate {
+        case refused(MockResponse)
+        /// Let through, with the handshake's ``NTLMAuthenticator/Key`` notes.
+        case granted([String: String])
+    }
+
     /// The NTLM variant of the 407 (MS-NLMP over `Proxy-Authenticate` / `Proxy-Authorization`).
-    private func checkNTLM(_ field: String?, request: MockRequest, upstream: Upstream) -> MockResponse? {
+    private func checkNTLM(_ field: String?, request: MockRequest, upstream: Upstream) -> NTLMGate {
         switch ntlm.judge(field, offer: .ntlmOnly, connectionID: request.connectionID) {
         case .granted(_, _, _, let notes):
-            // Forwarded by the caller; the NTLM notes are merged there through the request's connection.
-            _ = notes
-            return nil
+            return .granted(notes)
         case .challenge(let values, let result, let detail, let notes, let closeConnection):
             var response = refuse(407, .proxyAuthRequired, upstream: upstream.authority, title: "Proxy Authentication Required",
                                   message: "The harness proxy needs NTLM credentials (EXAMPLE\\\(username)) in Proxy-Authorization: \(detail).")
@@ -219,11 +219,11 @@ public struct ForwardProxyMock: MockHandler {
             response.annotations[HTTPAuthResult.Key.realm] = Self.realm
             response.annotations[HTTPAuthResult.Key.detail] = detail
             response.annotations.merge(notes) { _, new in new }
-            return response
+            return .refused(response)
         case .malformed(let detail, let notes):
             var response = proxyMalformed(detail, upstream: upstream)
             response.annotations.merge(notes) { _, new in new }
-            return response
+            return .refused(response)
         }
     }
 

@@ -77,12 +77,13 @@ public final class NTLMAuthenticator: Sendable {
         var challenge: NTLMMessage.Challenge
         var serialized: [UInt8]
         var scheme: String
+        /// The challenge counter when it was remembered (eviction order).
+        var remembered: UInt64 = 0
     }
 
     private struct State {
         var pending: [Int: Pending] = [:]
         var authenticated: [Int: String] = [:]
-        var order: [Int] = []
         var counter: UInt64 = 0
     }
 
@@ -212,7 +213,10 @@ public final class NTLMAuthenticator: Sendable {
             if knobs.contains(.alwaysRechallenge) {
                 return refuse("the credentials are right, but the server refuses the handshake (ntlm-always-rechallenge: IIS's loopback check)")
             }
-            state.withLock { $0.authenticated[connectionID] = user.username }
+            state.withLock { state in
+                state.authenticated[connectionID] = user.username
+                if state.authenticated.count > Self.capacity { state.authenticated.remove(at: state.authenticated.startIndex) }
+            }
             let final = spnego ? "\(schemeName) " + Data(SPNEGO.negTokenResp(state: .acceptCompleted, responseToken: nil)).base64EncodedString()
                 : nil
             return .granted(user: user, scheme: schemeName, finalValue: final, annotations: notes)
@@ -273,14 +277,14 @@ public final class NTLMAuthenticator: Sendable {
 
     private func remember(_ pending: Pending, connectionID: Int) {
         state.withLock { state in
-            state.pending[connectionID] = pending
-            state.order.append(connectionID)
-            while state.order.count > Self.capacity {
-                let oldest = state.order.removeFirst()
-                if !state.order.contains(oldest) {
-                    state.pending.removeValue(forKey: oldest)
-                    state.authenticated.removeValue(forKey: oldest)
-                }
+            // Past the capacity the connection remembered longest ago is forgotten (a scan only
+            // then; connection IDs are client ports, reused, so their order says nothing).
+            var entry = pending
+            entry.remembered = state.counter
+            state.pending[connectionID] = entry
+            if state.pending.count > Self.capacity,
+               let oldest = state.pending.min(by: { $0.value.remembered < $1.value.remembered })?.key {
+                state.pending.removeValue(forKey: oldest)
             }
         }
     }
@@ -289,8 +293,7 @@ public final class NTLMAuthenticator: Sendable {
     /// own: flags, a channel binding, a target name).
     static func targetInfoEcho(_ message: NTLMMessage.Authenticate, challenge: NTLMMessage.Challenge) -> String {
         guard let sent = challenge.targetInfo else { return "none" }
-        guard message.responseKind == .ntlmV2, message.ntResponse.count > 44,
-              let echoed = try? AVPair.parseList(Array(message.ntResponse.dropFirst(44))) else { return "changed" }
+        guard let echoed = message.blobTargetInfo else { return "changed" }
         return sent.allSatisfy { pair in echoed.contains(pair) } ? "echoed" : "changed"
     }
 }

@@ -32,7 +32,7 @@ struct NTLMHandshake {
         if let slash = username.firstIndex(of: "\\") {
             return (String(username[username.index(after: slash)...]), String(username[..<slash]))
         }
-        if username.contains("@") { return (username, configuredDomain ?? "") }
+        // A bare name or a UPN (`alice@example.org`, sent whole) with the configured domain.
         return (username, configuredDomain ?? "")
     }
 
@@ -48,22 +48,7 @@ struct NTLMHandshake {
               let inner = negotiate ? SPNEGOWrapper.innerToken(token) : token else {
             throw ClientFailure("NTLM: the server answered the NEGOTIATE without a CHALLENGE (\(challenged.summaryWithChallenge))")
         }
-        let challenge = try NTLM.parseChallenge(inner)
-        var (user, domain) = account
-        if !behaviour.ntlmSendDomain { domain = "" }
-        let type3: [UInt8]
-        if let v1 = behaviour.ntlmV1Response {
-            // The bug: an NTLMv1 response (DES over the NT hash), crackable offline.
-            let ntHash = MD4.hash(NTLM.utf16le(password))
-            type3 = NTLM.authenticate(lm: [UInt8](repeating: 0, count: 24), nt: v1.compute(ntHash, challenge.serverChallenge),
-                                      domain: domain, user: user, workstation: "", flags: NTLM.negotiateFlags & ~0x0008_0000)
-        } else {
-            do {
-                type3 = try NTLM.authenticateMessage(challenge: challenge, user: user, domain: domain, password: password)
-            } catch let failure as NTLM.Failure {
-                throw ClientFailure("NTLM: \(failure.description)")
-            }
-        }
+        let type3 = try authenticate(inner, v1Variant: behaviour.ntlmV1Response, words: "NTLM")
         var third = request
         third.authorization = "\(scheme) " + Data(negotiate ? SPNEGOWrapper.responseToken(type3) : type3).base64EncodedString()
         third.freshConnection = !behaviour.ntlmSameConnection
@@ -78,17 +63,27 @@ struct NTLMHandshake {
         guard let token = Self.token(in: challenged.header("Proxy-Authenticate") ?? "", scheme: "NTLM") else {
             throw ClientFailure("NTLM proxy: the proxy answered the NEGOTIATE without a CHALLENGE (HTTP 407)")
         }
-        let challenge: NTLM.Challenge
-        let message: [UInt8]
-        do {
-            challenge = try NTLM.parseChallenge(token)
-            let (user, domain) = account
-            message = try NTLM.authenticateMessage(challenge: challenge, user: user, domain: behaviour.ntlmSendDomain ? domain : "",
-                                                   password: password)
-        } catch let failure as NTLM.Failure {
-            throw ClientFailure("NTLM proxy: \(failure.description)")
-        }
+        let message = try authenticate(token, v1Variant: nil, words: "NTLM proxy")
         return try await send("NTLM " + Data(message).base64EncodedString())
+    }
+
+    /// The AUTHENTICATE for a CHALLENGE message: NTLMv2 for the account (no domain under the
+    /// `ntlm-no-domain` bug), or the `ntlm-v1` bug's NTLMv1; a failure named with `words`.
+    private func authenticate(_ challengeBytes: [UInt8], v1Variant: NTLMv1Computation?, words: String) throws -> [UInt8] {
+        do {
+            let challenge = try NTLM.parseChallenge(challengeBytes)
+            var (user, domain) = account
+            if !behaviour.ntlmSendDomain { domain = "" }
+            if let v1 = v1Variant {
+                // The bug: an NTLMv1 response (DES over the NT hash), crackable offline.
+                let ntHash = MD4.hash(NTLM.utf16le(password))
+                return NTLM.authenticate(lm: [UInt8](repeating: 0, count: 24), nt: v1.compute(ntHash, challenge.serverChallenge),
+                                         domain: domain, user: user, workstation: "", flags: NTLM.negotiateFlags & ~0x0008_0000)
+            }
+            return try NTLM.authenticateMessage(challenge: challenge, user: user, domain: domain, password: password)
+        } catch let failure as NTLM.Failure {
+            throw ClientFailure("\(words): \(failure.description)")
+        }
     }
 
     /// The base64 token after `scheme` in a challenge field (fields joined with ", ").

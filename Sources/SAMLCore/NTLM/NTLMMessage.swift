@@ -73,6 +73,14 @@ public enum NTLMMessage: Sendable {
         /// than 24 bytes; 24 bytes is NTLMv1 (or NTLM2 session response, ESS with an LM field
         /// holding the client challenge); an empty NT response with a 24-byte LM one is LM only;
         /// both empty is anonymous.
+        /// The AV pairs an NTLMv2 response's blob carries (the CHALLENGE's TargetInfo as the
+        /// client echoed it, §2.2.2.7: after NTProofStr, version, reserved, timestamp and client
+        /// challenge, 44 bytes in); nil for another kind or an unreadable list.
+        public var blobTargetInfo: [AVPair]? {
+            guard responseKind == .ntlmV2, ntResponse.count > 44 else { return nil }
+            return try? AVPair.parseList(Array(ntResponse.dropFirst(44)))
+        }
+
         public var responseKind: ResponseKind {
             if ntResponse.count > 24 { return .ntlmV2 }
             if ntResponse.count == 24 {

@@ -113,12 +113,13 @@ struct NTLMHandshakeCorrectCheck: Check {
         guard !messages.isEmpty else { return .notApplicable("the client sent no NTLM AUTHENTICATE message") }
         var problems: [Evidence] = []
         var good: [Evidence] = []
+        // Every answer that carries a CHALLENGE, decoded once.
+        let challenges = entries.compactMap { entry in NTLMTraffic.challenge(entry).map { (entry: entry, challenge: $0) } }
         for (sent, message) in messages {
-            let index = entries.firstIndex { $0.sequence == sent.entry.sequence } ?? 0
             // The CHALLENGE it answers: the last answer carrying one from the same destination.
-            guard let challengeEntry = entries[..<index].last(where: {
-                NTLMTraffic.destination($0) == sent.destination && NTLMTraffic.challenge($0) != nil
-            }), let challenge = NTLMTraffic.challenge(challengeEntry) else {
+            guard let (challengeEntry, challenge) = challenges.last(where: {
+                $0.entry.sequence < sent.entry.sequence && NTLMTraffic.destination($0.entry) == sent.destination
+            }) else {
                 problems.append(ProtocolTraffic.evidence(sent.entry, "an AUTHENTICATE to \(sent.destination) that answers no CHALLENGE from it",
                                                          excerpt: NTLMTraffic.line(sent)))
                 continue
@@ -132,7 +133,7 @@ struct NTLMHandshakeCorrectCheck: Check {
                 wrong.append("no domain (user `\(message.user)`, DomainName empty; give `DOMAIN\\user` or a UPN)")
             }
             if message.responseKind == .ntlmV2, let info = challenge.targetInfo, message.ntResponse.count > 44 {
-                let echoed = (try? AVPair.parseList(Array(message.ntResponse.dropFirst(44)))) ?? []
+                let echoed = message.blobTargetInfo ?? []
                 let missing = info.filter { !echoed.contains($0) }
                 if !missing.isEmpty {
                     wrong.append("its NTLMv2 blob lacks \(missing.count) of the CHALLENGE's \(info.count) TargetInfo AV pairs (ids \(missing.map { String($0.id) }.joined(separator: ", ")))")
