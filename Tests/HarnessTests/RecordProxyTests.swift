@@ -311,6 +311,35 @@ import X509
         #expect(!FileManager.default.fileExists(atPath: directory.path))
     }
 
+    @Test func recordingCAShowMakesPrintsAndRemoveDeletesButSparesTheTestCA() async throws {
+        let directory = try Self.temporaryDirectory().appendingPathComponent("rca")
+        let show = try await HarnessBinary.run(["recording-ca", "show", "--ca-dir", directory.path])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.contains("(made now)") && show.stdout.contains("-----BEGIN CERTIFICATE-----"))
+        #expect(!show.stdout.contains("PRIVATE KEY"))
+        let fingerprint = try RecordingCA.load(from: directory).fingerprintSHA256
+        #expect(show.stdout.contains("sha256: \(fingerprint)"))
+        let again = try await HarnessBinary.run(["recording-ca", "show", "--ca-dir", directory.path])
+        #expect(!again.stdout.contains("(made now)") && again.stdout.contains(fingerprint))
+        let remove = try await HarnessBinary.run(["recording-ca", "remove", "--ca-dir", directory.path])
+        #expect(remove.status == 0 && remove.stdout.contains("removed the recording CA"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("ca.key").path))
+        // The harness's local test CA (setup-tls.sh's, with its ca.cnf) is not this command's to delete.
+        let testCA = try await HarnessBinary.run(["recording-ca", "remove", "--ca-dir", Self.caDirectory.path])
+        #expect(testCA.status == 1 && testCA.stderr.contains("setup-tls.sh --uninstall"), "\(testCA.stderr)")
+        #expect(FileManager.default.fileExists(atPath: Self.caDirectory.appendingPathComponent("ca.key").path))
+    }
+
+    @Test func usageErrorsNameTheOption() async throws {
+        let out = try Self.temporaryDirectory().appendingPathComponent("usage-check.yaml").path
+        let none = try await HarnessBinary.run(["record", "--out", out])
+        #expect(none.status == 2 && none.stderr.contains("--allow-host: name at least one host"), "\(none.stderr)")
+        let url = try await HarnessBinary.run(["record", "--allow-host", "https://idp.example.org", "--out", out])
+        #expect(url.status == 2 && url.stderr.contains("not a URL"), "\(url.stderr)")
+        let listen = try await HarnessBinary.run(["record", "--allow-host", "idp.example.org", "--listen", "nowhere", "--out", out])
+        #expect(listen.status == 2 && listen.stderr.contains("--listen nowhere"), "\(listen.stderr)")
+    }
+
     @Test func allowHostPatterns() throws {
         let exact = try HostPattern("IdP.Example.org")
         #expect(exact.matches(host: "idp.example.org", port: 443) && exact.matches(host: "IDP.EXAMPLE.ORG.", port: 8443))
