@@ -101,17 +101,40 @@ start_all() {
     # An empty list first: the IdP reads the file on every request, the SP's metadata comes later.
     echo '<EntitiesDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata"/>' > "$WORK/sp-metadata.xml"
     "$ROOT/scripts/setup-peer-idp.sh" --dir "$WORK/ssp" --ecp --sp-metadata "$WORK/sp-metadata.xml" --oid-attributes >/dev/null
-    local idp_port; idp_port="$(free_port)"
-    # The php server's own process group (setsid), so stop_all ends it and its workers.
-    SIMPLESAMLPHP_CONFIG_DIR="$WORK/ssp/config" PHP_CLI_SERVER_WORKERS=4 \
-        setsid php -S "127.0.0.1:$idp_port" -t "$WORK/ssp/docroot" >"$WORK/php.log" 2>&1 </dev/null &
-    echo $! > "$WORK/php.pid"
-    local idp="http://127.0.0.1:$idp_port"
-    for _ in $(seq 1 100); do
-        curl -fsS "$idp/simplesaml/saml2/idp/metadata.php" -o "$WORK/idp-metadata.xml" 2>/dev/null && break
-        sleep 0.1
+    local idp="" idp_port attempt
+    # Up to three ports: a port found free can be taken before php binds it ("Address already in
+    # use", php exits). Each start is polled until the IdP serves its metadata, php exits, or 60 s
+    # pass (a loaded CI machine has been slower than the 10 s this once allowed).
+    rm -f "$WORK/idp-metadata.xml"
+    for attempt in 1 2 3; do
+        idp_port="$(free_port)"
+        # The php server's own process group (setsid), so stop_all ends it and its workers.
+        SIMPLESAMLPHP_CONFIG_DIR="$WORK/ssp/config" PHP_CLI_SERVER_WORKERS=4 \
+            setsid php -S "127.0.0.1:$idp_port" -t "$WORK/ssp/docroot" >"$WORK/php.log" 2>&1 </dev/null &
+        local pid=$!
+        echo "$pid" > "$WORK/php.pid"
+        local url="http://127.0.0.1:$idp_port/simplesaml/saml2/idp/metadata.php" deadline=$((SECONDS + 60))
+        while [ "$SECONDS" -lt "$deadline" ] && kill -0 "$pid" 2>/dev/null; do
+            if curl -fsS --max-time 10 "$url" -o "$WORK/idp-metadata.xml" 2>"$WORK/curl.err" \
+                && grep -q entityID "$WORK/idp-metadata.xml"; then
+                idp="http://127.0.0.1:$idp_port"
+                break 2
+            fi
+            sleep 0.1
+        done
+        if kill -0 "$pid" 2>/dev/null; then break; fi   # running but not answering: no other port helps
+        echo "record-real-chains: php -S on port $idp_port exited (attempt $attempt): $(tail -n 3 "$WORK/php.log" | tr '\n' ' ')" >&2
+        rm -f "$WORK/php.pid"
     done
-    grep -q entityID "$WORK/idp-metadata.xml" 2>/dev/null || { stop_all; die "SimpleSAMLphp did not answer; see $WORK/php.log"; }
+    if [ -z "$idp" ]; then
+        {
+            echo "record-real-chains: last curl error: $(cat "$WORK/curl.err" 2>/dev/null)"
+            echo "record-real-chains: php.log (last 20 lines):"
+            tail -n 20 "$WORK/php.log" 2>/dev/null | sed 's/^/    /'
+        } >&2
+        stop_all
+        die "SimpleSAMLphp did not answer; see $WORK/php.log"
+    fi
     "$ROOT/scripts/setup-shibboleth-sp.sh" start "$WORK/shib" --idp-metadata "$WORK/idp-metadata.xml" --setting ECP=true >/dev/null \
         || { stop_all; die "the Shibboleth SP did not start"; }
     # shellcheck disable=SC1091
