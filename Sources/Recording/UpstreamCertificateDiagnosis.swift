@@ -80,7 +80,7 @@ enum UpstreamCertificateDiagnosis {
         guard bytes.count == 16 else { return bytes.map { String(format: "%02x", $0) }.joined() }
         withUnsafeMutableBytes(of: &address) { $0.copyBytes(from: bytes) }
         return inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count)) != nil
-            ? String(cString: buffer) : bytes.map { String(format: "%02x", $0) }.joined()
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : bytes.map { String(format: "%02x", $0) }.joined()
     }
 
     /// The handshake error in a few words (BoringSSL's reason, NIOSSL's hostname failure).

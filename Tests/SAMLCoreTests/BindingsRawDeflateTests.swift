@@ -67,6 +67,23 @@ import Testing
         #expect((try? RawDeflate.decompress([])) == nil)
     }
 
+    /// The first try inflates into a buffer of max(64 KiB, 16 × input); an output larger than
+    /// that is inflated again with room for the whole limit, so what comes out never depends on
+    /// the first guess (issue 25).
+    @Test func outputLargerThanTheFirstBufferIsWhole() throws {
+        let text = Array((0..<40_000).map { "line \($0 % 97)\n" }.joined().utf8)  // ≈ 300 KB, deflates to a few KB
+        let compressed = try RawDeflate.compress(text)
+        #expect(16 * compressed.count < text.count && text.count > 64 * 1024)
+        let inflated = try RawDeflate.inflate(compressed + [9, 9])
+        #expect(inflated.bytes == text)
+        #expect(inflated.consumed == compressed.count)
+        #expect(try RawDeflate.decompress(compressed, limit: text.count) == text)
+        let over = #expect(throws: BindingError.self) { try RawDeflate.decompress(compressed, limit: text.count - 1) }
+        #expect(over?.reason == .inflateLimitExceeded)
+        let exactlyOneMiB = [UInt8](repeating: 0x42, count: RawDeflate.defaultLimit)
+        #expect(try RawDeflate.decompress(RawDeflate.compress(exactlyOneMiB)) == exactlyOneMiB)
+    }
+
     @Test func trailingDataIsCounted() throws {
         let compressed = try RawDeflate.compress(xml)
         let inflated = try RawDeflate.inflate(compressed + [1, 2, 3])

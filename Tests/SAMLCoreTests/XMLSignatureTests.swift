@@ -195,4 +195,26 @@ import Testing
     @Test func signingIsDeterministic() throws {
         #expect(try signedResponse() == signedResponse())
     }
+
+    /// Issue 25: the signer resolves `#ID` through the registered ID instead of an XPointer.
+    /// Same digest, same signature bytes, for every c14n method without comments — and a
+    /// comment inside the signed element (the CVE-2017-11427 NameID trick) changes nothing.
+    @Test(arguments: [CanonicalizationMethod.exclusive, .inclusive])
+    func directIDResolutionSignsTheSameBytesAsXPointer(_ method: CanonicalizationMethod) throws {
+        let commented = SampleMessages.response().replacingOccurrences(of: "</saml:Issuer>", with: "<!--x--></saml:Issuer>")
+        for xml in [SampleMessages.response(), commented] {
+            var direct = XMLSigner(key: idpKey, certificate: idpCert, canonicalization: method)
+            var xpointer = direct
+            xpointer.resolvesIDsDirectly = false
+            direct.resolvesIDsDirectly = true
+            let ids = [SampleMessages.assertionID, SampleMessages.responseID]
+            let a = try direct.sign(xml: xml, elementIDs: ids)
+            let b = try xpointer.sign(xml: xml, elementIDs: ids)
+            #expect(a == b)
+            #expect(a.contains("<!--x-->") == (xml == commented))
+            let doc = try XMLDocument(parsing: a)
+            #expect(try verifier.verify(doc.root).referencedID == SampleMessages.responseID)
+            #expect(try verifier.verify(assertion(of: doc)).referencedID == SampleMessages.assertionID)
+        }
+    }
 }

@@ -32,41 +32,69 @@ public struct MockRequest: Sendable {
     /// True for absolute-form (`http://host/path`, RFC 9112 §3.2.2): the target does not start
     /// with `/` and names a scheme. An origin-form target whose query holds a URL
     /// (`/cas/login?service=http://…`) is not absolute-form.
+    ///
+    /// The target is read on its UTF-8 view throughout: its delimiters are ASCII, and a walk by
+    /// `Character` (grapheme breaking over a kilobyte of SAMLRequest) showed in issue 25's profile.
     var isAbsoluteForm: Bool {
-        guard !target.hasPrefix("/"), let range = target.range(of: "://") else { return false }
-        return !target[..<range.lowerBound].contains { $0 == "/" || $0 == "?" }
+        let bytes = target.utf8
+        guard bytes.first != UInt8(ascii: "/"), let colon = Self.schemeSeparator(in: bytes) else { return false }
+        return !bytes[..<colon].contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }
+    }
+
+    /// Where `://` starts in `bytes`, if anywhere.
+    private static func schemeSeparator(in bytes: String.UTF8View) -> String.Index? {
+        var index = bytes.startIndex
+        while let colon = bytes[index...].firstIndex(of: UInt8(ascii: ":")) {
+            let rest = bytes[bytes.index(after: colon)...]
+            if rest.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) { return colon }
+            index = bytes.index(after: colon)
+        }
+        return nil
     }
 
     /// The path part of the target, percent-escapes left as sent.
     public var path: String {
-        var t = Substring(target)
-        if isAbsoluteForm, let range = t.range(of: "://") {  // absolute-form: drop scheme://authority
-            let afterScheme = t[range.upperBound...]
-            t = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? "/"
+        let bytes = target.utf8
+        var start = bytes.startIndex
+        if isAbsoluteForm, let colon = Self.schemeSeparator(in: bytes) {  // absolute-form: drop scheme://authority
+            let afterScheme = bytes.index(colon, offsetBy: 3)
+            guard let slash = bytes[afterScheme...].firstIndex(of: UInt8(ascii: "/")) else { return "/" }
+            start = slash
         }
-        return String(t.prefix { $0 != "?" && $0 != "#" })
+        let end = bytes[start...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        return String(target[start..<end])
     }
 
     /// The raw query string (after `?`), or nil.
     public var rawQuery: String? {
-        guard let index = target.firstIndex(of: "?") else { return nil }
-        return String(target[target.index(after: index)...].prefix { $0 != "#" })
+        let bytes = target.utf8
+        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        let start = bytes.index(after: mark)
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        return String(target[start..<end])
     }
 
     /// Query parameters, decoded (`+` as space, as HTML forms send them).
     public var query: [QueryParameter] { rawQuery.map(QueryParameter.parse) ?? [] }
 
-    /// The first value of a query parameter.
-    public func queryValue(_ name: String) -> String? { query.first(named: name)?.value }
+    /// The first value of a query parameter: the query's bytes are scanned and only that value
+    /// is decoded (the SSO endpoint asks for three parameters of a kilobyte-long query).
+    public func queryValue(_ name: String) -> String? {
+        guard let rawQuery else { return nil }
+        // As `QueryParameter.parse`, a second leading `?` is not part of the first name.
+        let utf8 = rawQuery.utf8
+        let bytes = Array(utf8.first == UInt8(ascii: "?") ? utf8.dropFirst() : utf8[...])
+        return bytes.withUnsafeBufferPointer { QueryParameter.firstValue(named: name, in: $0) }
+    }
 
     /// The first header with this name (case-insensitive, RFC 9110 §5.1).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { FieldName.equal($0.name, name) }?.value
     }
 
     /// Every header with this name, in order.
     public func headers(named name: String) -> [String] {
-        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        headers.filter { FieldName.equal($0.name, name) }.map(\.value)
     }
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
@@ -86,42 +114,21 @@ public struct MockRequest: Sendable {
         guard let type = header("Content-Type")?.lowercased(), type.hasPrefix("application/x-www-form-urlencoded") else {
             return nil
         }
-        let wanted = Array(name.utf8)
-        return body.withUnsafeBufferPointer { bytes -> String? in
-            guard let base = bytes.baseAddress else { return nil }
-            // memchr: the scan stays one fast pass over megabytes in a debug build too.
-            func find(_ byte: UInt8, from: Int, to: Int) -> Int? {
-                guard from < to, let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
-                return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            }
-            var start = 0
-            while start < bytes.count {
-                let end = find(UInt8(ascii: "&"), from: start, to: bytes.count) ?? bytes.count
-                let eq = find(UInt8(ascii: "="), from: start, to: end)
-                let nameEnd = eq ?? end
-                let rawName = UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])
-                // A name percent-encoded is at most three bytes per byte of the name it decodes to.
-                let matches = rawName.elementsEqual(wanted)
-                    || (rawName.count <= 3 * wanted.count
-                        && (rawName.contains(UInt8(ascii: "%")) || rawName.contains(UInt8(ascii: "+")))
-                        && PercentEncoding.formDecode(String(decoding: rawName, as: UTF8.self)) == name)
-                if matches, end > start {
-                    guard let eq else { return "" }
-                    return PercentEncoding.formDecode(String(decoding: UnsafeBufferPointer(rebasing: bytes[(eq + 1)..<end]), as: UTF8.self))
-                }
-                start = end + 1
-            }
-            return nil
-        }
+        return body.withUnsafeBufferPointer { QueryParameter.firstValue(named: name, in: $0) }
     }
 
     /// Cookies from every `Cookie` header (RFC 6265 §5.4: `name=value` pairs separated by `; `).
+    /// Read on the UTF-8 view; the whitespace trimmed around each pair is RFC 6265's (SP, HTAB).
     public var cookies: [(name: String, value: String)] {
-        headers(named: "Cookie").flatMap { line in
-            line.split(separator: ";").compactMap { pair -> (String, String)? in
-                let trimmed = pair.trimmingCharacters(in: .whitespaces)
-                guard let eq = trimmed.firstIndex(of: "=") else { return nil }
-                return (String(trimmed[..<eq]), String(trimmed[trimmed.index(after: eq)...]))
+        headers(named: "Cookie").flatMap { line -> [(name: String, value: String)] in
+            let bytes = line.utf8
+            func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            return bytes.split(separator: UInt8(ascii: ";")).compactMap { pair -> (name: String, value: String)? in
+                guard let first = pair.firstIndex(where: { !isSpace($0) }),
+                      let last = pair.lastIndex(where: { !isSpace($0) }) else { return nil }
+                let trimmed = pair[first...last]
+                guard let eq = trimmed.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+                return (String(line[first..<eq]), String(line[bytes.index(after: eq)..<bytes.index(after: last)]))
             }
         }
     }

@@ -37,11 +37,11 @@ public struct MockResponse: Sendable {
     }
 
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { FieldName.equal($0.name, name) }?.value
     }
 
     public func headers(named name: String) -> [String] {
-        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        headers.filter { FieldName.equal($0.name, name) }.map(\.value)
     }
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }

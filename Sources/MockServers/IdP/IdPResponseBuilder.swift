@@ -50,10 +50,7 @@ struct IdPResponseBuilder {
             return signing == .response || signing == .both ? try signer.sign(xml: xml, elementIDs: [response.id], limits: Self.ownDocuments) : xml
         }
 
-        var assertionXML = try assertion(for: login, issuer: issuer, inResponseTo: inResponseTo, clock: clock)
-        if signing == .assertion || signing == .both, !has(.assertionUnsigned) {
-            assertionXML.xml = try signer.sign(xml: assertionXML.xml, elementIDs: [assertionXML.id], limits: Self.ownDocuments)
-        }
+        let assertionXML = try assertion(for: login, issuer: issuer, inResponseTo: inResponseTo, clock: clock)
         var assertions = [assertionXML.xml]
         if has(.secondAssertion) {
             var other = login
@@ -63,7 +60,13 @@ struct IdPResponseBuilder {
         }
         let response = Response.make(issuer: issuer, destination: destination, inResponseTo: inResponseTo,
                                      clock: clock, ids: ids)
+        // One document: the Assertion is signed in place (exclusive c14n makes its digest the same
+        // as signed on its own), then encrypted, then the Response around it is signed; one parse,
+        // one serialisation (issue 25).
         let document = try XMLDocument(parsing: response.xml(assertionsXML: assertions), limits: Self.ownDocuments)
+        if signing == .assertion || signing == .both, !has(.assertionUnsigned) {
+            try signer.sign(elementWithID: assertionXML.id, in: document)
+        }
         if let encryptor = try encryptor(for: login.sp) {
             guard let element = document.root.firstChild("Assertion", SAMLNamespace.assertion) else {
                 throw SAMLError(.missingElement, "no Assertion to encrypt")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One `name=value` pair of a query string or form body, decoded and as sent.
 ///
 /// The raw text matters: saml-bindings-2.0-os §3.4.4.1 has the relying party verify the
@@ -55,6 +57,40 @@ public struct QueryParameter: Sendable, Equatable {
             start = end + 1
         }
         return result
+    }
+
+    /// The form-decoded value of the first pair whose decoded name is `name`, found by scanning
+    /// `bytes` (a query string without its `?`, or an `application/x-www-form-urlencoded`
+    /// body): only that value is decoded, so asking for a field of a multi-megabyte body (a
+    /// hostile SAMLRequest) costs one pass, not a copy and decode of every field per question.
+    /// Same answer as `parse(text).first(named: name)?.value`. A pair without `=` has the
+    /// value `""`.
+    public static func firstValue(named name: String, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let base = bytes.baseAddress else { return nil }
+        let wanted = Array(name.utf8)
+        // memchr: the scan stays one fast pass over megabytes in a debug build too.
+        func find(_ byte: UInt8, from: Int, to: Int) -> Int? {
+            guard from < to, let hit = memchr(base + from, Int32(byte), to - from) else { return nil }
+            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        }
+        var start = 0
+        while start < bytes.count {
+            let end = find(UInt8(ascii: "&"), from: start, to: bytes.count) ?? bytes.count
+            let eq = find(UInt8(ascii: "="), from: start, to: end)
+            let nameEnd = eq ?? end
+            let rawName = UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])
+            // A name percent-encoded is at most three bytes per byte of the name it decodes to.
+            let matches = rawName.elementsEqual(wanted)
+                || (rawName.count <= 3 * wanted.count
+                    && (rawName.contains(UInt8(ascii: "%")) || rawName.contains(UInt8(ascii: "+")))
+                    && PercentEncoding.formDecode(String(decoding: rawName, as: UTF8.self)) == name)
+            if matches, end > start {
+                guard let eq else { return "" }
+                return PercentEncoding.formDecode(String(decoding: UnsafeBufferPointer(rebasing: bytes[(eq + 1)..<end]), as: UTF8.self))
+            }
+            start = end + 1
+        }
+        return nil
     }
 
     /// Serializes pairs as a form body / query, each name and value form-encoded (WHATWG URL §5.2).

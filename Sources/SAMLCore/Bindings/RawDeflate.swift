@@ -68,13 +68,23 @@ public enum RawDeflate {
                                limit: Int = defaultLimit) throws -> Inflated {
         if bytes.isEmpty { throw BindingError(.inflateTruncated, "no compressed bytes", offset: 0) }
         // One byte more than the limit, so "exactly the limit" is distinguishable from "more".
-        var out = [UInt8](repeating: 0, count: max(limit, 0) + 1)
+        let full = max(limit, 0) + 1
+        // A first try in a buffer sized to what SAML messages inflate to (≈ 3–10× their deflated
+        // size), uninitialised: a zeroed buffer of the whole limit (a megabyte) per AuthnRequest
+        // was a memset and a large allocation per login in issue 25's profile. Only an output
+        // that fills it is inflated again with room for the whole limit.
         var consumed = 0
-        let produced: Int = bytes.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
-                cxmlsec_inflate(input.baseAddress, input.count, output.baseAddress, output.count,
-                                framing.windowBits, &consumed)
+        var out: [UInt8] = []
+        var produced = 0
+        for capacity in [min(full, max(64 * 1024, 16 * bytes.count)), full] {
+            out = [UInt8](unsafeUninitializedCapacity: capacity) { output, initialized in
+                produced = bytes.withUnsafeBufferPointer { input in
+                    cxmlsec_inflate(input.baseAddress, input.count, output.baseAddress, output.count,
+                                    framing.windowBits, &consumed)
+                }
+                initialized = max(produced, 0)
             }
+            if produced != -2 || capacity == full { break }
         }
         switch produced {
         case -2:
@@ -92,7 +102,7 @@ public enum RawDeflate {
                 throw BindingError(.inflateLimitExceeded,
                                    "inflating produces more than \(limit) bytes", offset: consumed)
             }
-            return Inflated(bytes: Array(out.prefix(produced)), consumed: consumed)
+            return Inflated(bytes: out, consumed: consumed)
         }
     }
 

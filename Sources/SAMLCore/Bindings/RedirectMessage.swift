@@ -165,9 +165,12 @@ extension RedirectBinding {
     /// The query of a URL (after `?`, before `#`), or the text itself when it has no `?` and
     /// does not look like a URL.
     static func queryPart(of text: String) -> String {
-        var s = Substring(text)
-        if let hash = s.firstIndex(of: "#") { s = s[..<hash] }
-        if let q = s.firstIndex(of: "?") { return String(s[s.index(after: q)...]) }
+        // On the UTF-8 view: the delimiters are ASCII, and a walk by Character over a
+        // kilobyte-long query showed in issue 25's profile.
+        let bytes = text.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        if let q = bytes[..<end].firstIndex(of: UInt8(ascii: "?")) { return String(text[bytes.index(after: q)..<end]) }
+        let s = text[..<end]
         return s.contains("://") ? "" : String(s)
     }
 

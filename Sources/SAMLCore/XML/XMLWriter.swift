@@ -52,7 +52,11 @@ public struct XMLWriter: Sendable {
     private mutating func appendAttributes(_ attributes: KeyValuePairs<String, String?>) {
         for (key, value) in attributes {
             guard let value else { continue }
-            output += " " + key + "=\"" + XMLWriter.escapeAttribute(value) + "\""
+            output += " "
+            output += key
+            output += "=\""
+            output += XMLWriter.escapeAttribute(value)
+            output += "\""
         }
     }
 
