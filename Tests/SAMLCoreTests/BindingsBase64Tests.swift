@@ -19,6 +19,13 @@ import Testing
         let encoded = SAMLBase64.encode(bytes)
         #expect(encoded == Data(bytes).base64EncodedString())
         #expect(!encoded.contains("\n") && !encoded.contains("\r"))
+        // Every tail length (0, 1, 2 bytes past a whole group) and every byte value.
+        for count in 0...70 {
+            let prefix = Array((0..<count).map { UInt8(truncatingIfNeeded: 255 - $0 &* 37) })
+            #expect(SAMLBase64.encode(prefix) == Data(prefix).base64EncodedString(), "\(count) bytes")
+        }
+        let all = (0...255).map { UInt8($0) }
+        #expect(SAMLBase64.encode(all) == Data(all).base64EncodedString())
     }
 
     @Test func wrappedEncodingIsLenientlyDecodedWithDeviation() throws {

@@ -25,7 +25,7 @@ extension MockIdP {
             throw IdPError.badRequest("logout.malformed", "The LogoutRequest could not be read: \(error)")
         }
         let spEntityID = logoutRequest.issuer?.value ?? ""
-        let slo = knownSPs.first { $0.entityID == spEntityID }?.spSSODescriptor?
+        let slo = knownSP(spEntityID)?.spSSODescriptor?
             .singleLogoutService(binding: SAMLBindingURI.httpRedirect)
         guard let slo else {
             var page = errorPage(status: 200, title: "Logout successful",

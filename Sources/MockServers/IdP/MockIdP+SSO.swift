@@ -91,13 +91,20 @@ extension MockIdP {
                           nameIDFormat: authnRequest.nameIDPolicy?.format)
     }
 
-    /// All SP metadata the IdP knows: explicit metadata plus the suite's own mock SP.
-    var knownSPs: [EntityDescriptor] {
-        environment.explicitSPMetadata + [MockSP.metadata(environment: environment), CirculationManager.metadata(environment: environment)]
+    /// The metadata the IdP knows for `entityID`: explicit metadata (`--sp-metadata`, the
+    /// profile's) first, then the suite's own mock SP and circulation manager. Theirs is built
+    /// only when asked for (issue 25's profile: it was built for every AuthnRequest).
+    func knownSP(_ entityID: String) -> EntityDescriptor? {
+        if let explicit = environment.explicitSPMetadata.first(where: { $0.entityID == entityID }) { return explicit }
+        if entityID == environment.spEntityID { return MockSP.metadata(environment: environment) }
+        if entityID == CirculationManager.entityID(environment: environment) {
+            return CirculationManager.metadata(environment: environment)
+        }
+        return nil
     }
 
     func resolveSP(entityID: String, requestedACS: String?, acsIndex: Int?, binding: String) throws -> KnownSP {
-        let descriptor = knownSPs.first { $0.entityID == entityID }
+        let descriptor = knownSP(entityID)
         guard let descriptor, let sp = descriptor.spSSODescriptor else {
             guard environment.explicitSPMetadata.isEmpty else {
                 throw IdPError(status: 400, code: "sp.unknown", title: "Web Login Service - Unsupported Request",
@@ -136,7 +143,7 @@ extension MockIdP {
 
     /// The ACS the `acs-other` knob sends the Response to instead: another ACS of the same SP.
     func otherACS(for sp: KnownSP) -> String {
-        if let descriptor = knownSPs.first(where: { $0.entityID == sp.entityID })?.spSSODescriptor,
+        if let descriptor = knownSP(sp.entityID)?.spSSODescriptor,
            let other = descriptor.assertionConsumerServices.first(where: {
                $0.location != sp.acsURL && $0.binding != SAMLBindingURI.paos && $0.binding != SAMLBindingURI.httpArtifact
            }) {

@@ -87,7 +87,9 @@ public enum PostBinding {
     /// Same, with the base64 value given as is (to send a damaged value on purpose).
     public static func autoSubmitForm(action: String, encodedMessage: String, kind: SAMLMessageKind,
                                       relayState: String? = nil) -> String {
-        var html = "<!DOCTYPE html>\n<html>\n<head><meta charset=\"utf-8\"><title>Continue</title></head>\n"
+        var html = ""
+        html.reserveCapacity(encodedMessage.utf8.count + action.utf8.count + (relayState?.utf8.count ?? 0) + 640)
+        html += "<!DOCTYPE html>\n<html>\n<head><meta charset=\"utf-8\"><title>Continue</title></head>\n"
         html += "<body onload=\"document.forms[0].submit()\">\n"
         html += "<noscript><p><strong>Note:</strong> Since your browser does not support JavaScript, you must press the Continue button once to proceed.</p></noscript>\n"
         html += "<form method=\"post\" action=\"\(HTMLText.escape(action))\">\n<div>\n"

@@ -13,31 +13,46 @@ public enum SAMLBase64 {
 
     /// Strict encoding: standard alphabet, `=` padding, no line breaks.
     public static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(alphabet[Int(n >> 6 & 63)])
-            out.append(alphabet[Int(n & 63)])
-            i += 3
+        let length = (bytes.count + 2) / 3 * 4
+        guard length > 0 else { return "" }
+        // Written straight into the String's storage through unchecked pointers: every login
+        // encodes its Response (kilobytes), and the appends with bounds checks showed in issue
+        // 25's profile.
+        return alphabet.withUnsafeBufferPointer { table in
+            bytes.withUnsafeBufferPointer { input in
+                String(unsafeUninitializedCapacity: length) { out in
+                    var i = 0
+                    var o = 0
+                    let whole = input.count - input.count % 3
+                    while i < whole {
+                        let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                        out[o] = table[Int(n >> 18 & 63)]
+                        out[o + 1] = table[Int(n >> 12 & 63)]
+                        out[o + 2] = table[Int(n >> 6 & 63)]
+                        out[o + 3] = table[Int(n & 63)]
+                        i += 3
+                        o += 4
+                    }
+                    switch input.count - whole {
+                    case 1:
+                        let n = UInt32(input[i]) << 16
+                        out[o] = table[Int(n >> 18 & 63)]
+                        out[o + 1] = table[Int(n >> 12 & 63)]
+                        out[o + 2] = UInt8(ascii: "=")
+                        out[o + 3] = UInt8(ascii: "=")
+                    case 2:
+                        let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+                        out[o] = table[Int(n >> 18 & 63)]
+                        out[o + 1] = table[Int(n >> 12 & 63)]
+                        out[o + 2] = table[Int(n >> 6 & 63)]
+                        out[o + 3] = UInt8(ascii: "=")
+                    default:
+                        break
+                    }
+                    return length
+                }
+            }
         }
-        let rest = bytes.count - i
-        if rest == 1 {
-            let n = UInt32(bytes[i]) << 16
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "=")])
-        } else if rest == 2 {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(alphabet[Int(n >> 6 & 63)])
-            out.append(UInt8(ascii: "="))
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// MIME-style wrapped encoding (RFC 2045 §6.8 uses 76 columns, PEM 64): a deliberate
