@@ -39,6 +39,16 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: "Also write the figures as JSON to this file.")
     var json: String?
 
+    enum Mocks: String, ExpressibleByArgument, CaseIterable, Codable {
+        case inProcess = "in-process"
+        case process
+    }
+
+    @Option(help: """
+        Where the mocks run: in-process (in this process, beside the client) or process (a         `samlharness serve` child, so the client's CPU and the mocks' are measured apart, as the         team's compiled load client reports its own share).
+        """)
+    var mocks: Mocks = .inProcess
+
     func validate() throws {
         guard (1...20_000).contains(logins) else { throw ValidationError("--logins must be 1…20000") }
         guard (1...5_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1…5000") }
@@ -86,6 +96,77 @@ struct LoadCommand: AsyncParsableCommand {
         var p99Milliseconds: Double
         var maxMilliseconds: Double
         var firstErrors: [String]
+        /// Where the mocks ran (`in-process` or `process`).
+        var mocks: String
+        /// CPU (user + system) of this process over the run, per successful login, and the
+        /// cores it kept busy on average: the client alone with `--mocks process`, the client
+        /// and the mocks together in-process.
+        var thisProcessCPUMillisecondsPerLogin: Double
+        var thisProcessCoresBusy: Double
+        /// The `serve` child's CPU the same way (with `--mocks process`).
+        var mocksProcessCPUMillisecondsPerLogin: Double?
+        var mocksProcessCoresBusy: Double?
+        var cores: Int
+    }
+
+    /// CPU seconds (user + system) of this process.
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    /// CPU seconds (utime + stime) of another process, from /proc/PID/stat.
+    static func processCPUSeconds(_ pid: pid_t) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After "pid (comm)": state is field 3, utime 14, stime 15 (proc(5)).
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The mocks of one load run: in this process, or a `samlharness serve` child.
+    enum Running {
+        case inProcess(MockSuite)
+        case child(BenchProcess, ReadyInfo)
+
+        var childPID: pid_t? {
+            if case .child(let child, _) = self { return child.pid }
+            return nil
+        }
+
+        var ready: ReadyInfo {
+            switch self {
+            case .inProcess(let suite): suite.readyInfo()
+            case .child(_, let ready): ready
+            }
+        }
+    }
+
+    /// Starts `samlharness serve` (this executable) with the profile; returns it and its ready line.
+    func startServe(directory: URL) throws -> (BenchProcess, ReadyInfo) {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let stderrFile = FileManager.default.temporaryDirectory.appendingPathComponent("samlharness-load-serve-\(getpid()).log").path
+        let child = try BenchProcess(executable: executable,
+                                     arguments: ["serve", "--profile", profile, "--mockidp-dir", directory.path, "--no-console"],
+                                     stderrFile: stderrFile)
+        guard let line = child.readLine(timeout: .seconds(60)),
+              let ready = try? JSONDecoder().decode(ReadyInfo.self, from: Data(line.utf8)) else {
+            _ = child.terminate(grace: .seconds(5))
+            let log = (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? ""
+            throw ValidationError("--mocks process: `samlharness serve` gave no ready line within 60 s: \(log.suffix(600))")
+        }
+        return (child, ready)
+    }
+
+    /// The control API's count of traffic-log entries (the child's own log).
+    static func trafficEntries(client: HTTPClient, ready: ReadyInfo) async throws -> Int {
+        let response = try await client.execute(HTTPClientRequest(url: ready.control.state), timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 4 << 20)
+        struct State: Decodable { var trafficEntries: Int }
+        return try JSONDecoder().decode(State.self, from: Data(buffer: body)).trafficEntries
     }
 
     func run() async throws {
@@ -93,15 +174,29 @@ struct LoadCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let directory = try MockIdPDirectory.locate(explicit: mockIdPDirectory)
         let loaded = try LoadedProfile.load(named: profile, from: directory)
-        let suite = try await MockSuite.start(profile: loaded, mockIdPDirectory: directory, logger: logger)
+        let running: Running
+        switch mocks {
+        case .inProcess:
+            running = .inProcess(try await MockSuite.start(profile: loaded, mockIdPDirectory: directory, logger: logger))
+        case .process:
+            let (child, ready) = try startServe(directory: directory)
+            running = .child(child, ready)
+        }
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         // Users whose password every flow accepts (ECP and Basic send it in a header).
         let users = loaded.profile.users.filter { $0.secondFactorCode == nil }
-        let ready = suite.readyInfo()
+        let ready = running.ready
         let chosen = try selectedFlows()
+        var trafficBefore = 0
+        if case .child = running {
+            trafficBefore = try await Self.trafficEntries(client: client, ready: ready)
+        }
+        let ownCPUBefore = Self.ownCPUSeconds()
+        var childCPUBefore: Double?
+        if case .child(let child, _) = running { childCPUBefore = Self.processCPUSeconds(child.pid) }
         let started = ContinuousClock.now
         var outcomes: [(LoadDriver.Flow, LoadDriver.Outcome)] = []
         var errors: [(LoadDriver.Flow, String)] = []
@@ -133,9 +228,32 @@ struct LoadCommand: AsyncParsableCommand {
             }
         }
         let wall = ContinuousClock.now - started
-        try await client.shutdown()
-        let entries = suite.log.entries
-        await suite.stop()
+        let ownCPU = Self.ownCPUSeconds() - ownCPUBefore
+        var childCPU: Double?
+        if case .child(let child, _) = running, let before = childCPUBefore, let after = Self.processCPUSeconds(child.pid) {
+            childCPU = after - before
+        }
+        // The traffic log: in-process, its entries; from the child, its count through the control
+        // API (the first GET /state is in it, the second is not yet).
+        let entryCount: Int
+        let answeredCount: Int
+        let dropped: Int
+        switch running {
+        case .inProcess(let suite):
+            let entries = suite.log.entries
+            entryCount = entries.count
+            answeredCount = entries.filter { $0.response != nil }.count
+            dropped = suite.log.dropped
+            try await client.shutdown()
+            await suite.stop()
+        case .child(let child, _):
+            let after = try? await Self.trafficEntries(client: client, ready: ready)
+            entryCount = after.map { $0 - trafficBefore - 1 } ?? -1
+            answeredCount = entryCount
+            dropped = 0
+            try await client.shutdown()
+            _ = child.terminate(grace: .seconds(10))
+        }
         func percentile(_ p: Double, _ latencies: [Double]) -> Double {
             let sorted = latencies.sorted()
             let value = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)] * 1000
@@ -150,22 +268,34 @@ struct LoadCommand: AsyncParsableCommand {
         let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
         let requests = outcomes.map(\.1.requests).reduce(0, +)
         let ownProofs = outcomes.filter { $0.0 != .httpBasic }.map(\.1.secret)
-        let answered = entries.filter { $0.response != nil }.count
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        func perLogin(_ seconds: Double) -> Double { ((seconds * 1000 / Double(max(outcomes.count, 1))) * 1000).rounded() / 1000 }
+        func busy(_ seconds: Double) -> Double { ((seconds / max(wallSeconds, 1e-9)) * 100).rounded() / 100 }
         let figures = Figures(
             profile: profile, flows: perFlow, logins: logins, concurrency: concurrency, succeeded: outcomes.count, failed: errors.count,
-            requests: requests, trafficLogEntries: entries.count,
-            trafficLogComplete: errors.isEmpty && entries.count == requests && answered == requests && suite.log.dropped == 0,
+            requests: requests, trafficLogEntries: entryCount,
+            trafficLogComplete: errors.isEmpty && entryCount == requests && answeredCount == requests && dropped == 0,
             distinctSecrets: Set(ownProofs).count, perLoginProofs: ownProofs.count, wallSeconds: (wallSeconds * 1000).rounded() / 1000,
             loginsPerSecond: (Double(outcomes.count) / wallSeconds * 10).rounded() / 10,
             p50Milliseconds: percentile(0.50, latencies), p99Milliseconds: percentile(0.99, latencies),
-            maxMilliseconds: ((latencies.last ?? 0) * 1000 * 10).rounded() / 10, firstErrors: Array(errors.prefix(5).map(\.1)))
+            maxMilliseconds: ((latencies.last ?? 0) * 1000 * 10).rounded() / 10, firstErrors: Array(errors.prefix(5).map(\.1)),
+            mocks: mocks.rawValue, thisProcessCPUMillisecondsPerLogin: perLogin(ownCPU), thisProcessCoresBusy: busy(ownCPU),
+            mocksProcessCPUMillisecondsPerLogin: childCPU.map(perLogin), mocksProcessCoresBusy: childCPU.map(busy), cores: cores)
+        let cpuLine = if let mocksCPU = figures.mocksProcessCPUMillisecondsPerLogin, let mocksBusy = figures.mocksProcessCoresBusy {
+            "CPU per login: client (this process) \(figures.thisProcessCPUMillisecondsPerLogin) ms, \(figures.thisProcessCoresBusy) of \(cores) cores; "
+                + "mocks (serve, pid \(running.childPID ?? 0)) \(mocksCPU) ms, \(mocksBusy) of \(cores) cores"
+        } else {
+            "CPU per login: client and mocks together (this process) \(figures.thisProcessCPUMillisecondsPerLogin) ms, "
+                + "\(figures.thisProcessCoresBusy) of \(cores) cores (--mocks process measures them apart)"
+        }
         print("""
-        load: \(figures.logins) logins (\(chosen.map(\.rawValue).joined(separator: ", ")); \(profile)), \(figures.concurrency) in flight, loopback
+        load: \(figures.logins) logins (\(chosen.map(\.rawValue).joined(separator: ", ")); \(profile)), \(figures.concurrency) in flight, loopback, mocks \(mocks.rawValue)
           succeeded \(figures.succeeded), failed \(figures.failed), distinct per-login proofs \(figures.distinctSecrets) of \(figures.perLoginProofs) \
         (SP sessions of web-sso and ecp, cas-rest service tickets; http-basic's page secret is per user and realm, shared by design, not counted)
           requests \(figures.requests), traffic log entries \(figures.trafficLogEntries) (complete: \(figures.trafficLogComplete))
           wall \(figures.wallSeconds) s, \(figures.loginsPerSecond) logins/s
           login latency p50 \(figures.p50Milliseconds) ms, p99 \(figures.p99Milliseconds) ms, max \(figures.maxMilliseconds) ms
+          \(cpuLine)
         """)
         for flow in perFlow {
             print("  \(flow.flow): \(flow.succeeded) ok, \(flow.failed) failed, p50 \(flow.p50Milliseconds) ms, p99 \(flow.p99Milliseconds) ms")

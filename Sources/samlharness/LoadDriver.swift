@@ -71,7 +71,7 @@ struct LoadDriver: Sendable {
             requests += 1
             var request = HTTPClientRequest(url: url)
             request.method = method
-            let host = URLComponents(string: url).map { "\($0.host ?? ""):\($0.port ?? 80)" } ?? ""
+            let host = LoadDriver.authority(of: url)
             if let cookies = jar.cookies[host], !cookies.isEmpty {
                 request.headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
             }
@@ -86,7 +86,7 @@ struct LoadDriver: Sendable {
                 let pair = value.split(separator: ";").first.map(String.init) ?? ""
                 guard let eq = pair.firstIndex(of: "=") else { continue }
                 let name = String(pair[..<eq])
-                if value.contains("Max-Age=0") {
+                if LoadDriver.find("Max-Age=0", in: value) != nil {
                     jar.cookies[host]?[name] = nil
                 } else {
                     jar.cookies[host, default: [:]][name] = String(pair[pair.index(after: eq)...])
@@ -123,10 +123,16 @@ struct LoadDriver: Sendable {
                 return Outcome(requests: requests, seconds: seconds(ContinuousClock.now - started), secret: secret)
             }
             var pairs = form.fields.filter { !["submit", "button", "radio", "checkbox"].contains($0.type) }.map { ($0.name, $0.value) }
-            if form.value("j_password") != nil || form.fields.contains(where: { $0.name == "j_password" }) {
-                pairs = pairs.filter { $0.0 != "j_username" && $0.0 != "j_password" }
-                pairs += [("j_username", user.username), ("j_password", user.password), ("_eventId_proceed", "")]
-            } else if body.contains("_shib_idp_consentIds") {
+            if let password = form.fields.first(where: { $0.type == "password" })?.name {
+                // A login form, whichever product drew it: the password field by its type, the
+                // user name in the first text field before it (Shibboleth's j_username,
+                // SimpleSAMLphp's username, AD FS's UserName, CAS's username).
+                let fieldsBefore = form.fields.prefix { $0.name != password }
+                let username = fieldsBefore.last { ["text", "email"].contains($0.type) }?.name ?? "username"
+                pairs = pairs.filter { $0.0 != username && $0.0 != password }
+                pairs += [(username, user.username), (password, user.password)]
+                if password == "j_password" { pairs.append(("_eventId_proceed", "")) }
+            } else if form.fields.contains(where: { $0.name == "_shib_idp_consentIds" }) {
                 pairs += [("_shib_idp_consentOptions", "_shib_idp_doNotRememberConsent"), ("_eventId_proceed", "Accept")]
             }
             let action = URL(string: form.action ?? url, relativeTo: URL(string: url))?.absoluteString ?? url
@@ -229,8 +235,46 @@ struct LoadDriver: Sendable {
     }
 
     static func secret(in body: String) -> String? {
-        guard let range = body.range(of: "SECRET-") else { return nil }
-        return String(body[range.lowerBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" })
+        guard let start = find("SECRET-", in: body) else { return nil }
+        let bytes = body.utf8[start...].prefix {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Where `needle` first occurs in `haystack`, by bytes (memchr and memcmp): the load client searches
+    /// every page it reads, and Foundation's `range(of:)` (UTF-16 bridging through
+    /// CoreFoundation) was its largest single cost.
+    static func find(_ needle: String, in haystack: String) -> String.Index? {
+        var haystack = haystack
+        var needle = needle
+        let offset: Int? = haystack.withUTF8 { h in
+            needle.withUTF8 { n in
+                guard let first = n.first, n.count <= h.count else { return nil }
+                var at = 0
+                let last = h.count - n.count
+                while at <= last {
+                    // memchr to the next candidate, then compare the rest.
+                    guard let base = h.baseAddress,
+                          let hit = memchr(base + at, Int32(first), last - at + 1) else { return nil }
+                    let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    if memcmp(base + index, n.baseAddress!, n.count) == 0 { return index }
+                    at = index + 1
+                }
+                return nil
+            }
+        }
+        return offset.map { haystack.utf8.index(haystack.utf8.startIndex, offsetBy: $0) }
+    }
+
+    /// `host:port` of an absolute http URL (port 80 when none is written): the cookie jar's key.
+    static func authority(of url: String) -> String {
+        guard let scheme = find("://", in: url) else { return "" }
+        let rest = url.utf8[url.utf8.index(scheme, offsetBy: 3)...]
+        let authority = String(decoding: rest.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") },
+                               as: UTF8.self)
+        return authority.contains(":") ? authority : authority + ":80"
     }
 
     private func seconds(_ duration: Duration) -> Double {

@@ -103,6 +103,36 @@ import Glibc
         #expect(flows.allSatisfy { $0["succeeded"] as? Int == 100 && ($0["p99Milliseconds"] as? Double ?? 0) > 0 })
     }
 
+    /// `load --mocks process` (issue 25): the mocks in a `samlharness serve` child, the client here;
+    /// logins through the simplesamlphp personality's login form (its `username`/`password`
+    /// fields, not Shibboleth's), the child's traffic log complete through its control API, and
+    /// the client's CPU and the mocks' reported apart, each a share of the machine.
+    @Test func loadWithTheMocksInAChildMeasuresTheClientApart() async throws {
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: json) }
+        let outcome = try await ClientProcess.run(HarnessBinary.url.path, [
+            "load", "--profile", "simplesamlphp", "--flows", "web-sso,ecp", "--logins", "60", "--concurrency", "4",
+            "--mocks", "process", "--json", json.path, "--mockidp-dir", SuiteFixture.mockIdP.path,
+        ], timeout: 240)
+        #expect(outcome.status == 0, "\(outcome.stdout)\n\(outcome.stderr)")
+        #expect(outcome.stdout.contains("CPU per login: client (this process)"), "\(outcome.stdout)")
+        let figures = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        #expect(figures["succeeded"] as? Int == 60)
+        #expect(figures["mocks"] as? String == "process")
+        #expect(figures["trafficLogComplete"] as? Bool == true)
+        #expect((figures["trafficLogEntries"] as? Int ?? 0) == (figures["requests"] as? Int ?? -1))
+        #expect(figures["distinctSecrets"] as? Int == 60)
+        let client = figures["thisProcessCPUMillisecondsPerLogin"] as? Double ?? 0
+        let mocks = figures["mocksProcessCPUMillisecondsPerLogin"] as? Double ?? 0
+        let cores = Double(figures["cores"] as? Int ?? 0)
+        #expect(client > 0 && mocks > 0, "\(figures)")
+        #expect((figures["thisProcessCoresBusy"] as? Double ?? -1) <= cores && (figures["mocksProcessCoresBusy"] as? Double ?? -1) <= cores)
+        // The child is reaped once load has answered: its /proc entry is gone.
+        let pid = outcome.stdout.components(separatedBy: "(serve, pid ").dropFirst().first?.prefix { $0.isNumber }
+        let childPID = try #require(pid.flatMap { Int($0) }, "\(outcome.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: "/proc/\(childPID)/stat"))
+    }
+
     /// 200 connections each holding half a request line do not stop the mocks from serving a
     /// whole login meanwhile (one event loop, no thread per connection); a starved server would
     /// leave the browser to its read timeout.
