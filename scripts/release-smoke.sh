@@ -345,7 +345,7 @@ else fail report-diff "exits $d1/$d2 (want 0/1) for victim '$victim': $(tailof d
 # LOAD_FLOWS=a,b runs the first with --flows a,b (default: load's own default, all four).
 load_flows="${LOAD_FLOWS:-web-sso,ecp,cas-rest,http-basic}"
 h load load ${LOAD_FLOWS:+--flows "$LOAD_FLOWS"} --json "$work/load.json"; l1=$rc
-h load2 load --flows ecp,cas-rest --logins 200 --concurrency 50 --json "$work/load2.json"; l2=$rc
+h load2 load --flows ecp,cas-rest --logins 200 --concurrency 50 --mocks process --json "$work/load2.json"; l2=$rc
 # loadcheck JSON FLOWS LOGINS EXIT LABEL: the per-flow figures, whatever the exit status.
 loadcheck() {
   local m r; m="$(python3 "$work/check.py" load "$1" "$2" "$3" 2>&1)"; r=$?

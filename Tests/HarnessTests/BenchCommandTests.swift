@@ -71,7 +71,15 @@ import TestSupport
 
         // The targets, each with a verdict or the reason it was not measured.
         let targets = try #require(report["targets"] as? [[String: Any]])
-        #expect(Set(targets.compactMap { $0["id"] as? String }) == ["signing-ratio", "peer-ratio", "serve-startup", "catalog"])
+        #expect(Set(targets.compactMap { $0["id"] as? String }) == ["signing-ratio", "peer-ratio", "idp-leg-ratio", "serve-startup", "catalog"])
+        // Issue 25's target judges the IdP leg's ratio when the peer was measured, and says why not otherwise.
+        let idpLeg = try #require(targets.first { $0["id"] as? String == "idp-leg-ratio" })
+        if peer["skipped"] as? String == nil {
+            let ratios = try #require(peer["ratios"] as? [[String: Any]])
+            #expect(idpLeg["met"] as? Bool == ratios.allSatisfy { number($0["idpRatio"]) >= 8 }, "\(idpLeg)")
+        } else {
+            #expect(idpLeg["met"] == nil || idpLeg["met"] is NSNull, "\(idpLeg)")
+        }
     }
 
     @Test func peerNotSetUpIsSkippedWithTheReason() async throws {
