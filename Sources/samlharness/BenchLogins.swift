@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import Harness
 import MockServers
@@ -92,13 +91,11 @@ struct LoginThroughput: Codable, Sendable {
         return sorted[min(sorted.count - 1, max(0, Int((Double(sorted.count) * p).rounded(.up)) - 1))]
     }
 
-    /// An HTTP client with at most `connections` HTTP/1.1 connections per host, redirects not
-    /// followed (the drivers follow them, as a browser does, to count and time every hop).
-    static func makeClient(connections: Int) -> HTTPClient {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connections
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    /// The HTTP client of the login measurements: `load`'s (keep-alive connections pooled per
+    /// origin, as many as requests in flight — at most `connections` here — redirects not
+    /// followed: the drivers follow them, as a browser does, to count and time every hop).
+    static func makeClient(connections: Int) -> LoadHTTPClient {
+        LoadHTTPClient(readTimeout: .seconds(30))
     }
 }
 
@@ -113,7 +110,7 @@ struct BenchWebSSOClient: Sendable {
         let description: String
     }
 
-    let client: HTTPClient
+    let client: LoadHTTPClient
     let secureURL: String
     let user: TestUser
 

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import Logging
 import MockServers
@@ -100,7 +99,7 @@ struct PeerComparison: Codable, Sendable {
                                                        concurrency: concurrency, seconds: seconds) { user in
                 try await BenchWebSSOClient(client: client, secureURL: secure, user: users[user % users.count]).login()
             })
-            try? await client.shutdown()
+            await client.shutdown()
             suite.sp.reset()
             suite.log.removeAll()
         }
@@ -120,15 +119,15 @@ struct PeerComparison: Codable, Sendable {
             try await measurePeer(setup, suite: suite, client: client, into: &result, seconds: seconds,
                                   concurrencies: concurrencies, startupRuns: startupRuns, workers: workers)
         } catch {
-            try? await client.shutdown()
+            await client.shutdown()
             await suite.stop()
             throw error
         }
-        try? await client.shutdown()
+        await client.shutdown()
         await suite.stop()
     }
 
-    static func measurePeer(_ setup: Setup, suite: MockSuite, client: HTTPClient, into result: inout PeerComparison,
+    static func measurePeer(_ setup: Setup, suite: MockSuite, client: LoadHTTPClient, into result: inout PeerComparison,
                             seconds: Double, concurrencies: [Int], startupRuns: Int, workers: Int) async throws {
         guard let port = BenchProcess.freeLoopbackPort() else { throw BenchWebSSOClient.Failure(description: "no free port") }
         suite.environment.setBaseURL("http://127.0.0.1:\(port)", for: "idp")
@@ -188,7 +187,7 @@ struct PeerComparison: Codable, Sendable {
                                                                    concurrency: concurrency, seconds: seconds, warmUp: 5) { _ in
                 try await BenchWebSSOClient(client: pool, secureURL: ready.sp.secure, user: user).login()
             })
-            try? await pool.shutdown()
+            await pool.shutdown()
             suite.sp.reset()
             suite.log.removeAll()
         }

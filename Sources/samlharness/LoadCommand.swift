@@ -1,5 +1,4 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
 import Logging
 import MockServers
@@ -44,9 +43,9 @@ struct LoadCommand: AsyncParsableCommand {
         case process
     }
 
-    @Option(help: """
-        Where the mocks run: in-process (in this process, beside the client) or process (a         `samlharness serve` child, so the client's CPU and the mocks' are measured apart, as the         team's compiled load client reports its own share).
-        """)
+    @Option(help: ArgumentHelp(
+        "Where the mocks run: in-process (beside the client) or process (a `samlharness serve` child).",
+        discussion: "With process, the client's CPU and the mocks' are measured apart, as the team's compiled load client reports its own share."))
     var mocks: Mocks = .inProcess
 
     func validate() throws {
@@ -162,11 +161,10 @@ struct LoadCommand: AsyncParsableCommand {
     }
 
     /// The control API's count of traffic-log entries (the child's own log).
-    static func trafficEntries(client: HTTPClient, ready: ReadyInfo) async throws -> Int {
-        let response = try await client.execute(HTTPClientRequest(url: ready.control.state), timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 4 << 20)
+    static func trafficEntries(client: LoadHTTPClient, ready: ReadyInfo) async throws -> Int {
+        let response = try await client.execute(.GET, ready.control.state, headers: [], body: nil)
         struct State: Decodable { var trafficEntries: Int }
-        return try JSONDecoder().decode(State.self, from: Data(buffer: body)).trafficEntries
+        return try JSONDecoder().decode(State.self, from: Data(buffer: response.body)).trafficEntries
     }
 
     func run() async throws {
@@ -182,10 +180,7 @@ struct LoadCommand: AsyncParsableCommand {
             let (child, ready) = try startServe(directory: directory)
             running = .child(child, ready)
         }
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let client = LoadHTTPClient()
         // Users whose password every flow accepts (ECP and Basic send it in a header).
         let users = loaded.profile.users.filter { $0.secondFactorCode == nil }
         let ready = running.ready
@@ -244,14 +239,14 @@ struct LoadCommand: AsyncParsableCommand {
             entryCount = entries.count
             answeredCount = entries.filter { $0.response != nil }.count
             dropped = suite.log.dropped
-            try await client.shutdown()
+            await client.shutdown()
             await suite.stop()
         case .child(let child, _):
             let after = try? await Self.trafficEntries(client: client, ready: ready)
             entryCount = after.map { $0 - trafficBefore - 1 } ?? -1
             answeredCount = entryCount
             dropped = 0
-            try await client.shutdown()
+            await client.shutdown()
             _ = child.terminate(grace: .seconds(10))
         }
         func percentile(_ p: Double, _ latencies: [Double]) -> Double {

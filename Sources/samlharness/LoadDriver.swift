@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import MockServers
 import NIOCore
@@ -37,7 +36,7 @@ struct LoadDriver: Sendable {
         let result: Result<Outcome, any Error>
     }
 
-    let client: HTTPClient
+    let client: LoadHTTPClient
     let flow: Flow
     let ready: ReadyInfo
     let user: TestUser
@@ -58,31 +57,29 @@ struct LoadDriver: Sendable {
 
     /// One login's HTTP: a cookie jar, a request count, redirects not followed.
     final class Session: @unchecked Sendable {
-        let client: HTTPClient
+        let client: LoadHTTPClient
         let jar = Jar()
         var requests = 0
 
-        init(client: HTTPClient) {
+        init(client: LoadHTTPClient) {
             self.client = client
         }
 
         func send(_ method: HTTPMethod, _ url: String, body: String? = nil, contentType: String = "application/x-www-form-urlencoded",
                   headers extra: [(String, String)] = []) async throws -> (Int, [(String, String)], String) {
             requests += 1
-            var request = HTTPClientRequest(url: url)
-            request.method = method
+            var headers: [(String, String)] = []
             let host = LoadDriver.authority(of: url)
             if let cookies = jar.cookies[host], !cookies.isEmpty {
-                request.headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+                headers.append(("Cookie", cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")))
             }
-            for (name, value) in extra { request.headers.add(name: name, value: value) }
-            if let body {
-                request.headers.add(name: "Content-Type", value: contentType)
-                request.body = .bytes(ByteBuffer(string: body))
+            headers += extra
+            if body != nil { headers.append(("Content-Type", contentType)) }
+            let response = try await client.execute(method, url, headers: headers, body: body.map { Array($0.utf8) })
+            guard response.body.readableBytes <= 16 << 20 else {
+                throw Failure(description: "\(url) answered more than 16 MiB")
             }
-            let response = try await client.execute(request, timeout: .seconds(60))
-            let body = String(buffer: try await response.body.collect(upTo: 16 << 20))
-            for value in response.headers["Set-Cookie"] {
+            for (name, value) in response.headers where name.lowercased() == "set-cookie" {
                 let pair = value.split(separator: ";").first.map(String.init) ?? ""
                 guard let eq = pair.firstIndex(of: "=") else { continue }
                 let name = String(pair[..<eq])
@@ -92,7 +89,7 @@ struct LoadDriver: Sendable {
                     jar.cookies[host, default: [:]][name] = String(pair[pair.index(after: eq)...])
                 }
             }
-            return (Int(response.status.code), response.headers.map { ($0.name, $0.value) }, body)
+            return (response.status, response.headers, String(buffer: response.body))
         }
     }
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
 import Logging
 import MockServers
@@ -116,8 +115,7 @@ struct SelfCheckCommand: AsyncParsableCommand {
         let mockIdP = URL(fileURLWithPath: keys).deletingLastPathComponent()
         let profile = try LoadedProfile.load(named: "shibboleth", from: mockIdP)
         let suite = try await MockSuite.start(profile: profile, mockIdPDirectory: mockIdP, logger: logger)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton,
-                                configuration: .init(redirectConfiguration: .disallow))
+        let client = LoadHTTPClient()
         let user = profile.profile.users[0]
         let driver = LoadDriver(client: client, flow: .webSSO, ready: suite.readyInfo(), user: user)
         do {
@@ -135,7 +133,7 @@ struct SelfCheckCommand: AsyncParsableCommand {
         let reason = suite.log.entries.last { $0.annotations["sp.rejected"] != nil }?.annotations["sp.rejected"]
         record("mock servers: with the wrong-audience knob the mock SP refuses the login",
                "audience.mismatch", reason ?? "accepted", refused && reason == "audience.mismatch")
-        try await client.shutdown()
+        await client.shutdown()
         await suite.stop()
     }
 

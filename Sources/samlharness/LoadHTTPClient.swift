@@ -1,0 +1,196 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// The HTTP/1.1 client of `samlharness load`: plain `http://` on loopback, keep-alive
+/// connections pooled per origin and reused across logins, one request in flight per
+/// connection, the whole body collected. It does only what a login through the mocks needs, so
+/// the load generator stays a small share of the machine (issue 25: AsyncHTTPClient — request
+/// building, its pool's state machine, a deadline timer per request, streamed bodies — cost
+/// the client ≈ 0.2 ms of CPU per request, four times the team's compiled libcurl client).
+final class LoadHTTPClient: Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    struct Response: Sendable {
+        let status: Int
+        let headers: [(String, String)]
+        let body: ByteBuffer
+    }
+
+    let group: any EventLoopGroup
+    let readTimeout: TimeAmount
+    /// Idle keep-alive connections by `host:port`.
+    private let idle = Mutex<[String: [Channel]]>([:])
+
+    init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, readTimeout: TimeAmount = .seconds(60)) {
+        self.group = group
+        self.readTimeout = readTimeout
+    }
+
+    /// `http://host:port/path?query` split into the authority (with the port, 80 by default),
+    /// host, port and request target.
+    static func split(_ url: String) throws -> (authority: String, host: String, port: Int, target: String) {
+        guard url.hasPrefix("http://") else {
+            throw Failure(description: "load's client speaks plain http on loopback only, not \(url)")
+        }
+        let rest = url.dropFirst("http://".count)
+        let slash = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let authority = String(rest[..<slash])
+        var target = String(rest[slash...])
+        if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
+        if let hash = target.firstIndex(of: "#") { target = String(target[..<hash]) }
+        let host: String
+        let port: Int
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {  // [v6]:port
+            host = String(authority[authority.index(after: authority.startIndex)..<close])
+            let after = authority[authority.index(after: close)...]
+            port = after.hasPrefix(":") ? Int(after.dropFirst()) ?? 80 : 80
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = String(authority[..<colon])
+            guard let number = Int(authority[authority.index(after: colon)...]) else {
+                throw Failure(description: "no port number in \(url)")
+            }
+            port = number
+        } else {
+            host = authority
+            port = 80
+        }
+        return (authority.contains(":") && !authority.hasSuffix("]") ? authority : authority + ":\(port)", host, port, target)
+    }
+
+    func execute(_ method: HTTPMethod, _ url: String, headers: [(String, String)], body: [UInt8]?) async throws -> Response {
+        let (authority, host, port, target) = try Self.split(url)
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: target)
+        head.headers.add(name: "Host", value: authority)
+        for (name, value) in headers { head.headers.add(name: name, value: value) }
+        if let body { head.headers.add(name: "Content-Length", value: String(body.count)) }
+        // A pooled connection can have been closed by the server since: one retry on a new one.
+        for attempt in 0..<2 {
+            let channel = try await connection(to: authority, host: host, port: port, fresh: attempt > 0)
+            let promise = channel.eventLoop.makePromise(of: Response.self)
+            let request = head
+            channel.eventLoop.execute {
+                guard let collector = try? channel.pipeline.syncOperations.handler(type: ResponseCollector.self) else {
+                    promise.fail(Failure(description: "connection to \(authority) lost its handlers"))
+                    return
+                }
+                collector.expect(promise)
+                channel.write(HTTPClientRequestPart.head(request), promise: nil)
+                if let body { channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
+                channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+            }
+            do {
+                let response = try await promise.futureResult.get()
+                let close = response.headers.contains { $0.0.lowercased() == "connection" && $0.1.lowercased().contains("close") }
+                if close || !channel.isActive {
+                    try? await channel.close()
+                } else {
+                    idle.withLock { $0[authority, default: []].append(channel) }
+                }
+                return response
+            } catch let error as ResponseCollector.ClosedBeforeAnswer where attempt == 0 && error.reused {
+                continue
+            }
+        }
+        throw Failure(description: "\(url): the connection closed before an answer, twice")
+    }
+
+    /// An idle connection to `authority`, or a new one.
+    private func connection(to authority: String, host: String, port: Int, fresh: Bool) async throws -> Channel {
+        if !fresh {
+            while let pooled = idle.withLock({ $0[authority]?.popLast() }) {
+                if pooled.isActive { return pooled }
+            }
+        }
+        let timeout = readTimeout
+        return try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHTTPClientHandlers()
+                    try sync.addHandler(IdleStateHandler(readTimeout: timeout))
+                    try sync.addHandler(ResponseCollector())
+                }
+            }
+            .connect(host: host, port: port).get()
+    }
+
+    /// Closes every idle connection.
+    func shutdown() async {
+        let channels = idle.withLock { pool in
+            defer { pool = [:] }
+            return pool.values.flatMap { $0 }
+        }
+        for channel in channels { try? await channel.close() }
+    }
+}
+
+/// Collects one response at a time on its channel and completes the waiting request's promise.
+/// Touched only on its channel's event loop (NIO's pipeline guarantees it), hence
+/// `@unchecked Sendable`.
+final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPClientResponsePart
+
+    /// The connection ended before the answer; `reused` says it came from the pool (a stale
+    /// keep-alive connection the server had closed: the request is sent again once).
+    struct ClosedBeforeAnswer: Error, CustomStringConvertible {
+        let reused: Bool
+        var description: String { "the connection closed before the answer" }
+    }
+
+    private var waiting: EventLoopPromise<LoadHTTPClient.Response>?
+    private var head: HTTPResponseHead?
+    private var body = ByteBuffer()
+    /// True once the connection has answered a request (a later request on it may find it
+    /// closed by the server's keep-alive timeout).
+    private var reused = false
+
+    func expect(_ promise: EventLoopPromise<LoadHTTPClient.Response>) {
+        waiting = promise
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let responseHead):
+            head = responseHead
+            body.clear()
+        case .body(var buffer):
+            body.writeBuffer(&buffer)
+        case .end:
+            guard let head, let promise = waiting else { return }
+            waiting = nil
+            self.head = nil
+            reused = true
+            promise.succeed(LoadHTTPClient.Response(status: Int(head.status.code),
+                                                    headers: head.headers.map { ($0.name, $0.value) }, body: body))
+            body = ByteBuffer()
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            waiting?.fail(LoadHTTPClient.Failure(description: "no answer within the read timeout"))
+            waiting = nil
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        waiting?.fail(error)
+        waiting = nil
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        waiting?.fail(ClosedBeforeAnswer(reused: reused && head == nil))
+        waiting = nil
+        context.fireChannelInactive()
+    }
+}
