@@ -100,7 +100,7 @@ let package = Package(
         // app teams can read it as sample code.
         // Compiled against the static Foundation modules in release builds, so its FoundationXML
         // links with what that needs (see samlh-reference-client below).
-        .target(name: "ReferenceClient", swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
+        .target(name: "ReferenceClient", swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]),
         // The buggy trust variants' unverified HTTPS (URLSession on Linux cannot skip
         // verification); kept out of ReferenceClient, which stays Foundation-only.
         .target(
@@ -121,7 +121,7 @@ let package = Package(
         // was 12% of a catalog run's CPU (docs/performance.md, issue 25: 16.5 → 10 ms per start,
         // the catalog at --jobs 2 --time-scale 0.1 from 10.4 to 9.4 s).
         .executableTarget(name: "samlh-reference-client", dependencies: ["ReferenceClient", "ReferenceClientUnverifiedTLS", "SAMLCore"],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "--gc-sections"], .when(configuration: .release))]),
+                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "--gc-sections"], .when(platforms: [.linux], configuration: .release))]),
         // libFuzzer target over SAMLCore's decoders and parser; a corpus replayer in normal
         // builds (docs/fuzzing.md, scripts/fuzz.sh).
         .executableTarget(name: "samlh-fuzz", dependencies: ["SAMLCore"]),

@@ -161,10 +161,11 @@ struct LoadCommand: AsyncParsableCommand {
     }
 
     /// The control API's count of traffic-log entries (the child's own log).
-    static func trafficEntries(client: LoadHTTPClient, ready: ReadyInfo) async throws -> Int {
+    static func trafficCounts(client: LoadHTTPClient, ready: ReadyInfo) async throws -> (entries: Int, dropped: Int) {
         let response = try await client.execute(.GET, ready.control.state, headers: [], body: nil)
-        struct State: Decodable { var trafficEntries: Int }
-        return try JSONDecoder().decode(State.self, from: Data(buffer: response.body)).trafficEntries
+        struct State: Decodable { var trafficEntries: Int; var trafficDropped: Int }
+        let state = try JSONDecoder().decode(State.self, from: Data(buffer: response.body))
+        return (state.trafficEntries, state.trafficDropped)
     }
 
     func run() async throws {
@@ -186,8 +187,17 @@ struct LoadCommand: AsyncParsableCommand {
         let ready = running.ready
         let chosen = try selectedFlows()
         var trafficBefore = 0
-        if case .child = running {
-            trafficBefore = try await Self.trafficEntries(client: client, ready: ready)
+        if case .child(let child, _) = running {
+            trafficBefore = try await Self.trafficCounts(client: client, ready: ready).entries
+            // SIGINT/SIGTERM to load ends the serve child too (it runs in a process group of its own).
+            let signals = TerminationSignals()
+            let pid = child.pid
+            Task.detached {
+                let name = await signals.wait()
+                kill(-pid, SIGTERM)
+                FileHandle.standardError.write(Data("load: \(name): stopped; the mocks' serve child (pid \(pid)) told to stop\n".utf8))
+                Foundation.exit(name == "SIGINT" ? 130 : 143)
+            }
         }
         let ownCPUBefore = Self.ownCPUSeconds()
         var childCPUBefore: Double?
@@ -242,10 +252,10 @@ struct LoadCommand: AsyncParsableCommand {
             await client.shutdown()
             await suite.stop()
         case .child(let child, _):
-            let after = try? await Self.trafficEntries(client: client, ready: ready)
-            entryCount = after.map { $0 - trafficBefore - 1 } ?? -1
+            let after = try? await Self.trafficCounts(client: client, ready: ready)
+            entryCount = after.map { $0.entries - trafficBefore - 1 } ?? -1
             answeredCount = entryCount
-            dropped = 0
+            dropped = after?.dropped ?? 0
             await client.shutdown()
             _ = child.terminate(grace: .seconds(10))
         }

@@ -18,16 +18,24 @@ final class LoadHTTPClient: Sendable {
         let status: Int
         let headers: [(String, String)]
         let body: ByteBuffer
+        /// The response lets the connection serve another request (HTTP/1.1 without
+        /// `Connection: close`, or HTTP/1.0 with `keep-alive`).
+        let keepAlive: Bool
     }
 
     let group: any EventLoopGroup
+    /// The longest a request waits for its answer, and an idle pooled connection is kept.
     let readTimeout: TimeAmount
+    /// The largest body read; a larger one fails the request.
+    let maxBodyBytes: Int
     /// Idle keep-alive connections by `host:port`.
     private let idle = Mutex<[String: [Channel]]>([:])
 
-    init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, readTimeout: TimeAmount = .seconds(60)) {
+    init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, readTimeout: TimeAmount = .seconds(60),
+         maxBodyBytes: Int = 16 << 20) {
         self.group = group
         self.readTimeout = readTimeout
+        self.maxBodyBytes = maxBodyBytes
     }
 
     /// `http://host:port/path?query` split into the authority (with the port, 80 by default),
@@ -73,25 +81,31 @@ final class LoadHTTPClient: Sendable {
             let promise = channel.eventLoop.makePromise(of: Response.self)
             let request = head
             channel.eventLoop.execute {
-                guard let collector = try? channel.pipeline.syncOperations.handler(type: ResponseCollector.self) else {
-                    promise.fail(Failure(description: "connection to \(authority) lost its handlers"))
+                // On the loop: a pooled connection the server closed meanwhile has already seen
+                // channelInactive, and nothing would ever complete a promise given to it now.
+                guard channel.isActive,
+                      let collector = try? channel.pipeline.syncOperations.handler(type: ResponseCollector.self) else {
+                    promise.fail(ResponseCollector.ClosedBeforeAnswer(reused: attempt == 0))
                     return
                 }
                 collector.expect(promise)
                 channel.write(HTTPClientRequestPart.head(request), promise: nil)
                 if let body { channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
+                // A write that fails closes the channel: channelInactive fails the request.
                 channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
             }
             do {
                 let response = try await promise.futureResult.get()
-                let close = response.headers.contains { $0.0.lowercased() == "connection" && $0.1.lowercased().contains("close") }
-                if close || !channel.isActive {
-                    try? await channel.close()
-                } else {
+                if response.keepAlive, channel.isActive {
                     idle.withLock { $0[authority, default: []].append(channel) }
+                } else {
+                    try? await channel.close()
                 }
                 return response
             } catch let error as ResponseCollector.ClosedBeforeAnswer where attempt == 0 && error.reused {
+                // A keep-alive connection the server had closed (its idle timeout): sent again
+                // once on a new connection, as curl and browsers do; nothing of an answer came.
+                try? await channel.close()
                 continue
             }
         }
@@ -106,6 +120,7 @@ final class LoadHTTPClient: Sendable {
             }
         }
         let timeout = readTimeout
+        let maxBody = maxBodyBytes
         return try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
@@ -113,8 +128,10 @@ final class LoadHTTPClient: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHTTPClientHandlers()
-                    try sync.addHandler(IdleStateHandler(readTimeout: timeout))
-                    try sync.addHandler(ResponseCollector())
+                    // Reads and writes both restart it: a request written on a connection that sat in
+                    // the pool has its whole timeout for the answer.
+                    try sync.addHandler(IdleStateHandler(allTimeout: timeout))
+                    try sync.addHandler(ResponseCollector(maxBodyBytes: maxBody))
                 }
             }
             .connect(host: host, port: port).get()
@@ -146,12 +163,23 @@ final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler, @
     private var waiting: EventLoopPromise<LoadHTTPClient.Response>?
     private var head: HTTPResponseHead?
     private var body = ByteBuffer()
+    private let maxBodyBytes: Int
     /// True once the connection has answered a request (a later request on it may find it
     /// closed by the server's keep-alive timeout).
     private var reused = false
 
+    init(maxBodyBytes: Int) {
+        self.maxBodyBytes = maxBodyBytes
+    }
+
     func expect(_ promise: EventLoopPromise<LoadHTTPClient.Response>) {
         waiting = promise
+    }
+
+    /// Fails the waiting request, if any (each promise is completed once).
+    func fail(_ error: any Error) {
+        waiting?.fail(error)
+        waiting = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -160,22 +188,29 @@ final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler, @
             head = responseHead
             body.clear()
         case .body(var buffer):
+            guard body.readableBytes + buffer.readableBytes <= maxBodyBytes else {
+                fail(LoadHTTPClient.Failure(description: "an answer larger than \(maxBodyBytes) bytes"))
+                context.close(promise: nil)
+                return
+            }
             body.writeBuffer(&buffer)
         case .end:
-            guard let head, let promise = waiting else { return }
-            waiting = nil
-            self.head = nil
-            reused = true
-            promise.succeed(LoadHTTPClient.Response(status: Int(head.status.code),
-                                                    headers: head.headers.map { ($0.name, $0.value) }, body: body))
+            let finished = head
+            let content = body
+            head = nil
             body = ByteBuffer()
+            reused = true
+            guard let finished, let promise = waiting else { return }
+            waiting = nil
+            promise.succeed(LoadHTTPClient.Response(status: Int(finished.status.code),
+                                                    headers: finished.headers.map { ($0.name, $0.value) }, body: content,
+                                                    keepAlive: finished.isKeepAlive))
         }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            waiting?.fail(LoadHTTPClient.Failure(description: "no answer within the read timeout"))
-            waiting = nil
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .all {
+            fail(LoadHTTPClient.Failure(description: "no answer within the read timeout"))
             context.close(promise: nil)
             return
         }
@@ -183,14 +218,17 @@ final class ResponseCollector: ChannelInboundHandler, RemovableChannelHandler, @
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        waiting?.fail(error)
-        waiting = nil
+        // A reset on a reused connection before any answer is the stale keep-alive case too.
+        fail(reused && head == nil ? ClosedBeforeAnswer(reused: true) : error)
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        waiting?.fail(ClosedBeforeAnswer(reused: reused && head == nil))
-        waiting = nil
+        fail(ClosedBeforeAnswer(reused: reused && head == nil))
         context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        fail(ClosedBeforeAnswer(reused: false))
     }
 }

@@ -99,6 +99,7 @@ import Testing
             #expect(unknown.body.contains("known profiles"))
             let reset = try await browser.send("POST", control.reset, headers: [], body: nil)
             #expect(try json(reset)["trafficEntries"] as? Int == 0)
+            #expect(try json(reset)["trafficDropped"] as? Int == 0)
         }
     }
 }

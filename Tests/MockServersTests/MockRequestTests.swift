@@ -37,6 +37,8 @@ import Testing
             ("http://idp.example.org:8443/idp/SSO?execution=e1s1", "/idp/SSO", "execution=e1s1", true),
             ("http://idp.example.org", "/", nil, true),
             ("https://idp.example.org?x=1", "/", "x=1", true),
+            ("http://idp.example.org?x=/a/b", "/", "x=/a/b", true),
+            ("http://idp.example.org#f/a", "/", nil, true),
             ("/π/ünï?q=✓#frag", "/π/ünï", "q=✓", false),
             ("/p#only?a=1", "/p", "a=1", false),
         ]

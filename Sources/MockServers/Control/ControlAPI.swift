@@ -39,6 +39,8 @@ public struct ControlAPI: MockHandler {
         var knobCatalog: [String: String]
         var spSessions: Int
         var trafficEntries: Int
+        /// Entries the log has dropped, oldest first, to stay within its bounds.
+        var trafficDropped: Int
         var run: String?
         /// The mocks' time (ISO 8601) and how far it was moved from the real clock.
         var now: String
@@ -132,7 +134,7 @@ public struct ControlAPI: MockHandler {
                      knobs: environment.knobs.map(\.text),
                      profiles: mockIdPDirectory.map(MockIdPDirectory.profileNames(in:)) ?? [],
                      knobCatalog: catalog, spSessions: sp.sessionCount, trafficEntries: log.entries.count,
-                     run: log.currentRun, now: SAMLDateTime.string(from: environment.clock.now()),
+                     trafficDropped: log.dropped, run: log.currentRun, now: SAMLDateTime.string(from: environment.clock.now()),
                      clockOffset: environment.clock.currentOffset)
     }
 

@@ -57,8 +57,12 @@ public struct MockRequest: Sendable {
         let bytes = target.utf8
         var start = bytes.startIndex
         if isAbsoluteForm, let colon = Self.schemeSeparator(in: bytes) {  // absolute-form: drop scheme://authority
+            // The authority ends at the first `/`, `?` or `#` (RFC 3986 §3.2): `http://h?x=/a`
+            // has the path `/`, not `/a`.
             let afterScheme = bytes.index(colon, offsetBy: 3)
-            guard let slash = bytes[afterScheme...].firstIndex(of: UInt8(ascii: "/")) else { return "/" }
+            guard let slash = bytes[afterScheme...].firstIndex(where: {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            }), bytes[slash] == UInt8(ascii: "/") else { return "/" }
             start = slash
         }
         let end = bytes[start...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex

@@ -102,7 +102,13 @@ public enum RawDeflate {
                 throw BindingError(.inflateLimitExceeded,
                                    "inflating produces more than \(limit) bytes", offset: consumed)
             }
-            return Inflated(bytes: out, consumed: consumed)
+            // A message of a few kilobytes does not keep a 64 KiB (or 1 MiB) buffer alive.
+            guard out.capacity > 2 * produced + 4096 else { return Inflated(bytes: out, consumed: consumed) }
+            let tight = [UInt8](unsafeUninitializedCapacity: produced) { buffer, initialized in
+                _ = buffer.initialize(from: out)
+                initialized = produced
+            }
+            return Inflated(bytes: tight, consumed: consumed)
         }
     }
 

@@ -105,11 +105,10 @@ public struct XMLSigner: Sendable {
         defer { xmlSecDSigCtxDestroy(ctx) }
         // `URI="#ID"` resolved by xmlGetID on the registered ID, not by evaluating the XPointer
         // `id('ID')` (which builds an XPath context with every XPath function registered, per
-        // reference: issue 25's profile). Both select the element's subtree; the exclusive c14n
-        // transform after it drops comments either way, so the digest and the signature are the
-        // same bytes (XMLSignatureTests compares them). Not with a WithComments method: the
-        // XPointer path drops comments from a same-document reference (xmldsig-core §4.4.3.3),
-        // the direct one keeps them. Only for signing: verification keeps the XPointer path.
+        // reference: issue 25's profile). Both select the element's subtree without comments
+        // (xmldsig-core §4.4.3.3), so the digest and the signature are the same bytes
+        // (XMLSignatureTests compares them). Kept to the methods without comments, where that
+        // sameness is tested. Only for signing: verification keeps the XPointer path.
         if resolvesIDsDirectly, !canonicalization.withComments {
             ctx.pointee.flags |= UInt32(XMLSEC_DSIG_FLAGS_USE_VISA3D_HACK)
         }
