@@ -37,31 +37,19 @@ while [ $# -gt 0 ]; do
 done
 WORK="$ROOT/.build/bench-ratio"
 mkdir -p "$WORK"
-if [ -x "$ROOT/../shared/bench/ratio.sh" ]; then BENCH="$(cd "$ROOT/../shared/bench" && pwd)"; else BENCH="$ROOT/scripts/bench"; fi
-[ -x "$BENCH/login-bench" ] || [ -x "${BENCH_BIN:-/tmp/bench-bin}/login-bench" ] || bash "$BENCH/build.sh" >&2
+# shellcheck source=bench/common.sh
+. "$ROOT/scripts/bench/common.sh"
+# shellcheck source=lib/ports.sh
+. "$ROOT/scripts/lib/ports.sh"
+bench_client
 [ -x "$BIN" ] || (cd "$ROOT" && swift build -c release --product samlharness >&2)
-
-cat > "$WORK/bench-sp.xml" <<'XML'
-<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="urn:bench:sp">
-  <md:SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
-    <md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="http://127.0.0.1:8083/acs" index="0"/>
-  </md:SPSSODescriptor>
-</md:EntityDescriptor>
-XML
+write_bench_sp "$WORK/bench-sp.xml"
 bash "$ROOT/scripts/setup-peer-idp.sh" --dir "$WORK/ssp" --sp-metadata "$WORK/bench-sp.xml" >/dev/null
 
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-free_port() {
-    local port
-    for _ in $(seq 1 50); do
-        port=$(( 20000 + RANDOM % 40000 ))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-    done
-    echo "bench-ratio: no free port" >&2; exit 1
-}
 PHP_PORT="$(free_port)"
 SIMPLESAMLPHP_CONFIG_DIR="$WORK/ssp/config" PHP_CLI_SERVER_WORKERS="$WORKERS" \
     setsid php -S "127.0.0.1:$PHP_PORT" -t "$WORK/ssp/docroot" >"$WORK/php.log" 2>&1 </dev/null &
@@ -90,7 +78,7 @@ PEER_PASS="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pa
 MOCK_USER=alice
 MOCK_PASS='correct horse+battery=staple&100% Ünïcødé'
 
-echo "bench-ratio: client $BENCH/login-bench; mock $("$BIN" --version 2>/dev/null || echo "$BIN") profile $PROFILE; peer SimpleSAMLphp $(dpkg-query -W -f='${Version}' simplesamlphp 2>/dev/null) php -S workers $WORKERS"
+echo "bench-ratio: client $LB; mock $("$BIN" --version 2>/dev/null || echo "$BIN") profile $PROFILE; peer SimpleSAMLphp $(dpkg-query -W -f='${Version}' simplesamlphp 2>/dev/null) php -S workers $WORKERS"
 echo "openssl speed (same run): $(openssl speed -seconds 2 rsa2048 2>/dev/null | grep '^rsa 2048' || echo n/a)"
 M0=$(group_cpu "$MOCK_PID"); P0=$(group_cpu "$PHP_PID")
 set +e

@@ -22,17 +22,12 @@ while [ $# -gt 0 ]; do
     esac
 done
 command -v perf >/dev/null || { echo "profile-idp: perf is not installed (apt-get install linux-perf)" >&2; exit 1; }
-if [ -x "$ROOT/../shared/bench/login-bench" ]; then LB="$ROOT/../shared/bench/login-bench"; MAKE_URL="$ROOT/../shared/bench/make-authn-url.py"
-else LB="$ROOT/scripts/bench/login-bench"; MAKE_URL="$ROOT/scripts/bench/make-authn-url.py"; [ -x "$LB" ] || bash "$ROOT/scripts/bench/build.sh" >&2; fi
+# shellcheck source=bench/common.sh
+. "$ROOT/scripts/bench/common.sh"
+bench_client
 [ -x "$BIN" ] || (cd "$ROOT" && swift build -c release --product samlharness >&2)
 mkdir -p "$OUT"
-cat > "$OUT/bench-sp.xml" <<'XML'
-<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="urn:bench:sp">
-  <md:SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
-    <md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="http://127.0.0.1:8083/acs" index="0"/>
-  </md:SPSSODescriptor>
-</md:EntityDescriptor>
-XML
+write_bench_sp "$OUT/bench-sp.xml"
 PASS='correct horse+battery=staple&100% Ünïcødé'
 
 # serve_and_run PERF(0|1): starts serve, N logins (+20 warm-up), prints "CPU_TICKS LOGINS".

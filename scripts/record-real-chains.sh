@@ -66,14 +66,9 @@ WRONG_PASSWORD='not the password'
 
 die() { echo "record-real-chains: $*" >&2; exit 1; }
 
-free_port() {
-    local port
-    for _ in $(seq 1 50); do
-        port=$(( 20000 + RANDOM % 40000 ))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-    done
-    die "no free port found"
-}
+# free_port
+# shellcheck source=lib/ports.sh
+. "$ROOT/scripts/lib/ports.sh"
 
 install_all() {
     # SimpleSAMLphp, php-cli, php-xml: setup-peer-idp.sh installs them (apt) when missing.

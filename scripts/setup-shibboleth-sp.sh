@@ -80,15 +80,9 @@ install_packages() {
     echo "setup-shibboleth-sp: installed $("$SHIBD" -v 2>&1 | head -1)"
 }
 
-# A port nothing listens on: bash's /dev/tcp connect fails (refused) for a free port.
-free_port() {
-    local port
-    for _ in $(seq 1 50); do
-        port=$(( 20000 + RANDOM % 40000 ))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-    done
-    die "no free port found"
-}
+# free_port
+# shellcheck source=lib/ports.sh
+. "$ROOT/scripts/lib/ports.sh"
 
 # Waits until process $1 accepts connections on 127.0.0.1:$2 (true) or ends (false), at most 30 s.
 wait_listening() {
