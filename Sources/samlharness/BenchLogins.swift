@@ -92,9 +92,9 @@ struct LoginThroughput: Codable, Sendable {
     }
 
     /// The HTTP client of the login measurements: `load`'s (keep-alive connections pooled per
-    /// origin, as many as requests in flight — at most `connections` here — redirects not
-    /// followed: the drivers follow them, as a browser does, to count and time every hop).
-    static func makeClient(connections: Int) -> LoadHTTPClient {
+    /// origin, as many as requests in flight; redirects not followed: the drivers follow them,
+    /// as a browser does, to count and time every hop).
+    static func makeClient() -> LoadHTTPClient {
         LoadHTTPClient(readTimeout: .seconds(30))
     }
 }

@@ -20,7 +20,7 @@ enum BenchMockLogins {
         var cells: [LoginThroughput] = []
         for flow in flows {
             for concurrency in concurrencies {
-                let client = LoginThroughput.makeClient(connections: concurrency)
+                let client = LoginThroughput.makeClient()
                 let cell = await LoginThroughput.measure(flow: flow.rawValue, target: "mocks (\(profile))",
                                                          concurrency: concurrency, seconds: seconds) { user in
                     let driver = LoadDriver(client: client, flow: flow, ready: ready, user: users[user % users.count])

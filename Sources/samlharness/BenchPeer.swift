@@ -94,7 +94,7 @@ struct PeerComparison: Codable, Sendable {
             .map { TestUser(username: $0.username, password: $0.password) }
         var cells: [LoginThroughput] = []
         for concurrency in concurrencies {
-            let client = LoginThroughput.makeClient(connections: concurrency)
+            let client = LoginThroughput.makeClient()
             cells.append(await LoginThroughput.measure(flow: "web-sso", target: "mocks (simplesamlphp personality)",
                                                        concurrency: concurrency, seconds: seconds) { user in
                 try await BenchWebSSOClient(client: client, secureURL: secure, user: users[user % users.count]).login()
@@ -114,7 +114,7 @@ struct PeerComparison: Codable, Sendable {
                             concurrencies: [Int], startupRuns: Int, workers: Int, logger: Logger) async throws {
         let loaded = try LoadedProfile.load(named: "simplesamlphp", from: mockIdPDirectory)
         let suite = try await MockSuite.start(profile: loaded, mockIdPDirectory: mockIdPDirectory, logger: logger)
-        let client = LoginThroughput.makeClient(connections: 1)
+        let client = LoginThroughput.makeClient()
         do {
             try await measurePeer(setup, suite: suite, client: client, into: &result, seconds: seconds,
                                   concurrencies: concurrencies, startupRuns: startupRuns, workers: workers)
@@ -182,7 +182,7 @@ struct PeerComparison: Codable, Sendable {
             if !up { try await Task.sleep(for: .milliseconds(5)) }
         }
         for concurrency in concurrencies {
-            let pool = LoginThroughput.makeClient(connections: concurrency)
+            let pool = LoginThroughput.makeClient()
             result.peerLogins.append(await LoginThroughput.measure(flow: "web-sso", target: "SimpleSAMLphp \(setup.version) (php -S)",
                                                                    concurrency: concurrency, seconds: seconds, warmUp: 5) { _ in
                 try await BenchWebSSOClient(client: pool, secureURL: ready.sp.secure, user: user).login()

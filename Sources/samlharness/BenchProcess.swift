@@ -149,10 +149,7 @@ final class BenchProcess {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
         var parent: [pid_t: pid_t] = [:]
         for entry in entries {
-            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            // proc(5): "pid (comm) state ppid …" — comm may hold spaces, so split after ")".
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard let pid = pid_t(entry), let fields = statFields(pid) else { continue }
             if fields.count > 1, let ppid = pid_t(fields[1]) { parent[pid] = ppid }
         }
         let pageKilobytes = Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
@@ -170,6 +167,30 @@ final class BenchProcess {
             if fields.count > 1, let pages = Int(fields[1]) { total += pages * pageKilobytes }
         }
         return total
+    }
+
+    /// The fields of /proc/PID/stat after "pid (comm)": state is the first, ppid the second,
+    /// utime and stime the 12th and 13th (proc(5)); comm may hold spaces, so split after ")".
+    static func statFields(_ pid: pid_t) -> [Substring]? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
+    }
+
+    /// CPU seconds (utime + stime) of another process, from /proc/PID/stat.
+    static func cpuSeconds(of pid: pid_t) -> Double? {
+        guard let fields = statFields(pid), fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
+            return nil
+        }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// CPU seconds (user + system) of this process.
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// The path of the running executable (this `samlharness`).

@@ -108,24 +108,6 @@ struct LoadCommand: AsyncParsableCommand {
         var cores: Int
     }
 
-    /// CPU seconds (user + system) of this process.
-    static func ownCPUSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    }
-
-    /// CPU seconds (utime + stime) of another process, from /proc/PID/stat.
-    static func processCPUSeconds(_ pid: pid_t) -> Double? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
-        // After "pid (comm)": state is field 3, utime 14, stime 15 (proc(5)).
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
     /// The mocks of one load run: in this process, or a `samlharness serve` child.
     enum Running {
         case inProcess(MockSuite)
@@ -146,7 +128,7 @@ struct LoadCommand: AsyncParsableCommand {
 
     /// Starts `samlharness serve` (this executable) with the profile; returns it and its ready line.
     func startServe(directory: URL) throws -> (BenchProcess, ReadyInfo) {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let executable = BenchProcess.currentExecutable
         let stderrFile = FileManager.default.temporaryDirectory.appendingPathComponent("samlharness-load-serve-\(getpid()).log").path
         let child = try BenchProcess(executable: executable,
                                      arguments: ["serve", "--profile", profile, "--mockidp-dir", directory.path, "--no-console"],
@@ -199,9 +181,9 @@ struct LoadCommand: AsyncParsableCommand {
                 Foundation.exit(name == "SIGINT" ? 130 : 143)
             }
         }
-        let ownCPUBefore = Self.ownCPUSeconds()
+        let ownCPUBefore = BenchProcess.ownCPUSeconds()
         var childCPUBefore: Double?
-        if case .child(let child, _) = running { childCPUBefore = Self.processCPUSeconds(child.pid) }
+        if case .child(let child, _) = running { childCPUBefore = BenchProcess.cpuSeconds(of: child.pid) }
         let started = ContinuousClock.now
         var outcomes: [(LoadDriver.Flow, LoadDriver.Outcome)] = []
         var errors: [(LoadDriver.Flow, String)] = []
@@ -233,9 +215,9 @@ struct LoadCommand: AsyncParsableCommand {
             }
         }
         let wall = ContinuousClock.now - started
-        let ownCPU = Self.ownCPUSeconds() - ownCPUBefore
+        let ownCPU = BenchProcess.ownCPUSeconds() - ownCPUBefore
         var childCPU: Double?
-        if case .child(let child, _) = running, let before = childCPUBefore, let after = Self.processCPUSeconds(child.pid) {
+        if case .child(let child, _) = running, let before = childCPUBefore, let after = BenchProcess.cpuSeconds(of: child.pid) {
             childCPU = after - before
         }
         // The traffic log: in-process, its entries; from the child, its count through the control

@@ -69,14 +69,15 @@ struct LoadDriver: Sendable {
                   headers extra: [(String, String)] = []) async throws -> (Int, [(String, String)], String) {
             requests += 1
             var headers: [(String, String)] = []
-            let host = LoadDriver.authority(of: url)
+            let endpoint = try LoadHTTPClient.split(url)
+            let host = endpoint.authority
             if let cookies = jar.cookies[host], !cookies.isEmpty {
                 headers.append(("Cookie", cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")))
             }
             headers += extra
             if body != nil { headers.append(("Content-Type", contentType)) }
             // At most 16 MiB of body (the client's limit).
-            let response = try await client.execute(method, url, headers: headers, body: body.map { Array($0.utf8) })
+            let response = try await client.execute(method, endpoint, headers: headers, body: body.map { Array($0.utf8) })
             for (name, value) in response.headers where name.lowercased() == "set-cookie" {
                 let pair = value.split(separator: ";").first.map(String.init) ?? ""
                 guard let eq = pair.firstIndex(of: "=") else { continue }
@@ -261,15 +262,6 @@ struct LoadDriver: Sendable {
             }
         }
         return offset.map { haystack.utf8.index(haystack.utf8.startIndex, offsetBy: $0) }
-    }
-
-    /// `host:port` of an absolute http URL (port 80 when none is written): the cookie jar's key.
-    static func authority(of url: String) -> String {
-        guard let scheme = find("://", in: url) else { return "" }
-        let rest = url.utf8[url.utf8.index(scheme, offsetBy: 3)...]
-        let authority = String(decoding: rest.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") },
-                               as: UTF8.self)
-        return authority.contains(":") ? authority : authority + ":80"
     }
 
     private func seconds(_ duration: Duration) -> Double {

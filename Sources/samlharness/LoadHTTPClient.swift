@@ -38,9 +38,19 @@ final class LoadHTTPClient: Sendable {
         self.maxBodyBytes = maxBodyBytes
     }
 
-    /// `http://host:port/path?query` split into the authority (with the port, 80 by default),
-    /// host, port and request target.
-    static func split(_ url: String) throws -> (authority: String, host: String, port: Int, target: String) {
+    /// Where a request goes: `http://host:port/path?query` split once (the cookie jar keys on
+    /// `authority`).
+    struct Endpoint: Sendable {
+        /// `host:port`, the port spelled out (80 by default).
+        let authority: String
+        let host: String
+        let port: Int
+        /// The request target (path and query).
+        let target: String
+    }
+
+    /// `http://host:port/path?query` split into an ``Endpoint``.
+    static func split(_ url: String) throws -> Endpoint {
         guard url.hasPrefix("http://") else {
             throw Failure(description: "load's client speaks plain http on loopback only, not \(url)")
         }
@@ -66,11 +76,16 @@ final class LoadHTTPClient: Sendable {
             host = authority
             port = 80
         }
-        return (authority.contains(":") && !authority.hasSuffix("]") ? authority : authority + ":\(port)", host, port, target)
+        return Endpoint(authority: authority.contains(":") && !authority.hasSuffix("]") ? authority : authority + ":\(port)",
+                        host: host, port: port, target: target)
     }
 
     func execute(_ method: HTTPMethod, _ url: String, headers: [(String, String)], body: [UInt8]?) async throws -> Response {
-        let (authority, host, port, target) = try Self.split(url)
+        try await execute(method, Self.split(url), headers: headers, body: body)
+    }
+
+    func execute(_ method: HTTPMethod, _ endpoint: Endpoint, headers: [(String, String)], body: [UInt8]?) async throws -> Response {
+        let (authority, host, port, target) = (endpoint.authority, endpoint.host, endpoint.port, endpoint.target)
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: target)
         head.headers.add(name: "Host", value: authority)
         for (name, value) in headers { head.headers.add(name: name, value: value) }
@@ -109,7 +124,7 @@ final class LoadHTTPClient: Sendable {
                 continue
             }
         }
-        throw Failure(description: "\(url): the connection closed before an answer, twice")
+        throw Failure(description: "http://\(authority)\(target): the connection closed before an answer, twice")
     }
 
     /// An idle connection to `authority`, or a new one.

@@ -84,11 +84,15 @@ public struct MockRequest: Sendable {
     /// The first value of a query parameter: the query's bytes are scanned and only that value
     /// is decoded (the SSO endpoint asks for three parameters of a kilobyte-long query).
     public func queryValue(_ name: String) -> String? {
-        guard let rawQuery else { return nil }
-        // As `QueryParameter.parse`, a second leading `?` is not part of the first name.
-        let utf8 = rawQuery.utf8
-        let bytes = Array(utf8.first == UInt8(ascii: "?") ? utf8.dropFirst() : utf8[...])
-        return bytes.withUnsafeBufferPointer { QueryParameter.firstValue(named: name, in: $0) }
+        var target = target
+        return target.withUTF8 { bytes -> String? in
+            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+            var start = mark + 1
+            // As `QueryParameter.parse`, a second leading `?` is not part of the first name.
+            if start < bytes.count, bytes[start] == UInt8(ascii: "?") { start += 1 }
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            return QueryParameter.firstValue(named: name, in: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        }
     }
 
     /// The first header with this name (case-insensitive, RFC 9110 §5.1).
