@@ -16,15 +16,27 @@ import TestSupport
     /// One TCP connection to a mock, requests sent and answers read one at a time.
     final class Connection {
         let fd: Int32
+        private var open = true
 
-        init(port: Int) throws {
-            guard let fd = LoopbackSocket.open(port: port) else { throw POSIXError(.ECONNREFUSED) }
+        /// `localPort`: the client port to connect from (nil: any the kernel picks).
+        init(port: Int, localPort: Int? = nil) throws {
+            let opened = localPort.map { LoopbackSocket.open(port: port, localPort: $0) } ?? LoopbackSocket.open(port: port)
+            guard let fd = opened else { throw POSIXError(.ECONNREFUSED) }
             self.fd = fd
             var timeout = timeval(tv_sec: 10, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         }
 
-        deinit { close(fd) }
+        deinit { if open { close(fd) } }
+
+        var localPort: Int? { LoopbackSocket.localPort(of: fd) }
+
+        /// Ends the connection with a reset, so its client port is free again at once.
+        func reset() {
+            guard open else { return }
+            open = false
+            LoopbackSocket.reset(fd)
+        }
 
         struct Answer {
             var status: Int
@@ -131,6 +143,28 @@ import TestSupport
             #expect(entries[2].annotations["ntlm.connection"] == "same" && entries[2].annotations["ntlm.response"] == "NTLMv2")
             #expect(entries[2].annotations["ntlm.target-info"] == "echoed")
             #expect(entries[3].annotations["ntlm.connection-authenticated"] == "yes")
+        }
+    }
+
+    /// The kernel hands a closed connection's client port to the next connection; the mock must
+    /// not take that new connection for the authenticated one (it once keyed connections by port).
+    @Test func aNewConnectionFromAReusedClientPortIsNotAuthenticated() async throws {
+        try await SuiteFixture.with("windows") { suite, _ in
+            let port = try Self.port(suite)
+            let first = try Connection(port: port)
+            let clientPort = try #require(first.localPort)
+            let field = try #require(try await first.send("/ntlm/", headers: [("Authorization", Self.negotiate)]).values("WWW-Authenticate").first)
+            let granted = try await first.send("/ntlm/", headers: [("Authorization", try Self.authenticate(field, password: SuiteFixture.user(suite).password))])
+            #expect(granted.status == 200)
+            #expect(try await first.send("/ntlm/").status == 200)
+            first.reset()
+            let second = try Connection(port: port, localPort: clientPort)
+            #expect(second.localPort == clientPort)
+            let fresh = try await second.send("/ntlm/")
+            #expect(fresh.status == 401 && fresh.values("WWW-Authenticate") == ["NTLM"], "a new connection from port \(clientPort) was taken for the authenticated one")
+            let entries = suite.log.entries
+            #expect(Set(entries.map(\.request.connectionID)).count == 2)
+            #expect(entries.last?.annotations["ntlm.connection-authenticated"] == nil)
         }
     }
 

@@ -278,7 +278,7 @@ public final class NTLMAuthenticator: Sendable {
     private func remember(_ pending: Pending, connectionID: Int) {
         state.withLock { state in
             // Past the capacity the connection remembered longest ago is forgotten (a scan only
-            // then; connection IDs are client ports, reused, so their order says nothing).
+            // then: a connection's number says when it was accepted, not when it was challenged).
             var entry = pending
             entry.remembered = state.counter
             state.pending[connectionID] = entry

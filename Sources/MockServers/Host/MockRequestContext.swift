@@ -13,8 +13,8 @@ public struct MockRequestContext: RequestContext {
         self.channel = source.channel
     }
 
-    /// The client's TCP port: unique among the live connections on loopback, so it names the
-    /// connection in the traffic log.
-    var connectionID: Int { channel.remoteAddress?.port ?? 0 }
+    /// The connection's number (``ConnectionNumbers``): unique for the process's life, so a new
+    /// connection from a port the kernel hands out again is never taken for the old one.
+    var connectionID: Int { ConnectionNumbers.number(of: channel) }
     var remoteAddress: String? { channel.remoteAddress?.ipAddress }
 }

@@ -65,7 +65,7 @@ final class TLSHandshakeObserver {
         let record = TLSHandshakeRecord(outcome: outcome, protocolVersion: protocolVersion, fault: recorder.fault,
                                         detail: error)
         let (sequence, run) = recorder.log.reserve()
-        let request = MockRequest(method: "TLS", target: "*", connectionID: channel.remoteAddress?.port ?? 0,
+        let request = MockRequest(method: "TLS", target: "*", connectionID: ConnectionNumbers.number(of: channel),
                                   remoteAddress: channel.remoteAddress?.ipAddress, origin: recorder.origin())
         recorder.log.record(TrafficEntry(sequence: sequence, mock: recorder.mock, run: run, request: request, started: started,
                                          receiveDuration: 0, waitDuration: Date().timeIntervalSince(started),
