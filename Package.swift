@@ -38,10 +38,18 @@ let package = Package(
         ),
         // HTTP mocks on Hummingbird 2: SAML IdP + SP, ECP, HTTP auth challenges, proxy,
         // the traffic log. Never imports the harness.
+        // MIT Kerberos's GSS-API: the mocks accept Negotiate/Kerberos from a realm's keytab.
+        // (No pkgConfig: krb5-gssapi's cflags add an -isystem SwiftPM refuses with a warning,
+        // and Debian's headers and library are on the default paths.)
+        .systemLibrary(
+            name: "CGSSAPI",
+            providers: [.apt(["libkrb5-dev"])]
+        ),
         .target(
             name: "MockServers",
             dependencies: [
                 "SAMLCore",
+                "CGSSAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

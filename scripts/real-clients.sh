@@ -63,6 +63,16 @@ if ((run)); then
   bin="$work/samlharness"
 fi
 
+# A real MIT Kerberos realm (scripts/setup-kerberos.sh) for the Negotiate/Kerberos scenarios
+# (tag kerberos): the mocks accept its tickets, the runner gets each client its TGT with kinit.
+# Stopped with the run.
+if ((run)); then
+  bash scripts/setup-kerberos.sh install >/dev/null
+  bash scripts/setup-kerberos.sh start "$work/kerberos" >/dev/null
+  trap 'bash scripts/setup-kerberos.sh stop "$work/kerberos"; rm -rf "$work"' EXIT
+  export SAMLH_KERBEROS="$work/kerberos"
+fi
+
 # One line per entry: name, client file, then its filters (each with the entry's unstable scenarios
 # left out), tab-separated; the run's settings first.
 "$py" - "$suite" "${only[@]}" >"$work/entries" <<'PY'

@@ -12,6 +12,9 @@ bash scripts/setup-report-tools.sh
 # RecordedRealWalkTests; the real-client suite below uses the same venvs.
 bash scripts/setup-real-clients-python.sh
 bash scripts/setup-browser-tests.sh
+# A real MIT KDC for the Negotiate/Kerberos tests (KerberosRealmTests, the real-client suite):
+# krb5-kdc, krb5-admin-server, krb5-user; the realms themselves live in temporary directories.
+bash scripts/setup-kerberos.sh install
 swift build --build-tests
 # Four runs: the suites that measure time per case (the hostile-input corpus: every case
 # answered within its hang bound), the heaviest one (every buggy client through the whole catalog)

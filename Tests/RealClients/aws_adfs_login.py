@@ -14,6 +14,10 @@ Adapted, nothing else:
   and the role it picked are the resource;
 - the user's answer to its role prompt ("Please choose the role you would like to assume",
   shown when the assertion names several roles) is typed on stdin: 0, the first role.
+With a Kerberos ticket at hand (a scenario with a realm: the runner's kinit sets KRB5CCNAME and
+KRB5_CONFIG), `--sspi` is added, as a user on a domain-joined machine runs it: aws-adfs then
+signs in with requests-kerberos (HTTPKerberosAuth, mutual authentication OPTIONAL) and a
+WIA-capable user agent instead of posting the password (html_roles_fetcher.py 44-82).
 aws-adfs's own messages (stderr) are the error.
 """
 import contextlib
@@ -54,6 +58,8 @@ def sts_stub(self, operation, params):
 botocore.client.BaseClient._make_api_call = sts_stub
 args = ["login", "--adfs-host", start.netloc, "--provider-id", env.get("SAMLH_ADFS_RELYING_PARTY", "urn:amazon:webservices"),
         "--env", "--stdout", "--region", "us-east-1", "--no-session-cache"]
+if env.get("KRB5CCNAME"):
+    args.append("--sspi")
 if start.scheme == "https" and env.get("SAMLH_CA_FILE"):
     args += ["--adfs-ca-bundle", env["SAMLH_CA_FILE"]]
 messages = io.StringIO()

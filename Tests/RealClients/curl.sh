@@ -9,6 +9,7 @@
 #                 curl -sS -f -L --anyauth -u 'DOMAIN\USER:PASS' URL  (CURL_AUTH=any)
 #                 With a UPN (SAMLH_DOMAIN empty): -u 'alice@example.org:PASS'. curl splits the
 #                 user name at `\` (or `/`) only, so a UPN goes whole with an empty domain.
+#                 curl -sS -f -L --negotiate -u : URL                 (a Kerberos scenario: KRB5CCNAME set)
 #   proxy         curl -sS -f -L -x PROXY --proxy-user PU:PP [--proxy-anyauth] -u USER:PASS [--anyauth] URL
 #
 # NTLM proxy (CURL_AUTH=basic): curl runs as above first (--proxy-user alone is Basic, sent up
@@ -38,12 +39,16 @@ umask 077
 quoted() { printf '"%s"' "$(printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"; }
 
 user=$SAMLH_USERNAME
+# With a Kerberos ticket at hand (the runner's kinit: KRB5CCNAME), curl is called as its manual
+# says for SPNEGO: `--negotiate -u :` (no password: the ticket cache is the credential).
+kerberos=""
+if [ "$SAMLH_FLOW" = http-ntlm ] && [ -n "${KRB5CCNAME:-}" ]; then kerberos=yes; fi
 if [ "$SAMLH_FLOW" = http-ntlm ] && [ -n "${SAMLH_DOMAIN:-}" ]; then user="$SAMLH_DOMAIN\\$SAMLH_USERNAME"; fi
 
 # write_config PROXY_USER: the credentials (and the proxy) in the curl config file.
 write_config() {
   {
-    printf 'user = %s\n' "$(quoted "$user:$SAMLH_PASSWORD")"
+    if [ -n "$kerberos" ]; then printf 'user = ":"\n'; else printf 'user = %s\n' "$(quoted "$user:$SAMLH_PASSWORD")"; fi
     if [ "$SAMLH_FLOW" = proxy ]; then
       printf 'proxy = %s\n' "$(quoted "$SAMLH_PROXY_URL")"
       printf 'proxy-user = %s\n' "$(quoted "$1:$SAMLH_PROXY_PASSWORD")"
@@ -55,7 +60,7 @@ write_config "${SAMLH_PROXY_USERNAME:-}"
 set -- -sS -f -L --max-time "${SAMLH_REQUEST_TIMEOUT:-10}" -K "$work/auth.conf" -D "$work/headers"
 case "$SAMLH_FLOW:$mode" in
   http-digest:*) set -- "$@" --digest ;;
-  http-ntlm:basic) set -- "$@" --ntlm ;;
+  http-ntlm:basic) if [ -n "$kerberos" ]; then set -- "$@" --negotiate; else set -- "$@" --ntlm; fi ;;
   *:any) set -- "$@" --anyauth ;;
 esac
 if [ "$SAMLH_FLOW" = proxy ] && [ "$mode" = any ]; then set -- "$@" --proxy-anyauth; fi

@@ -98,6 +98,32 @@ import Testing
         #expect(throws: NTLMMessage.Failure.self) { try NTLMMessage.parse(bytes) }
     }
 
+    /// A Negotiate token curl 7.88.1 (GSS-API, MIT Kerberos 1.20.1) sent to the mock with a ticket
+    /// of the throwaway realm scripts/setup-kerberos.sh makes: SPNEGO, Kerberos first, the AP-REQ
+    /// as mechToken.
+    static let curlKerberosToken = "YIIC9QYGKwYBBQUCoIIC6TCCAuWgDTALBgkqhkiG9xIBAgKiggLSBIICzmCCAsoGCSqGSIb3EgECAgEAboICuTCCArWgAwIBBaEDAgEOogcDBQAgAAAAo4IBzWGCAckwggHFoAMCAQWhDRsLRVhBTVBMRS5PUkeiHDAaoAMCAQGhEzARGwRIVFRQGwkxMjcuMC4wLjGjggGPMIIBi6ADAgESoQMCAQKiggF9BIIBeeOmF1CLtVRbceQWTpCs7rxzGzZ3HIQ6TbXygJmoJBzcThFXC+p5J5OcrJHOL02fuUF/fGPKve41gm9KpPYWcI+xzfhp6swMVuzPHA1nQba1iICuOu+v5rfuZdvRDSYsuApHjba6UwvElYD68+uRFPJHTXbMDvSGJ95NZ6Ffu9UIR0DpzNFuc4dXb9feOLTAi2HLPg1he36g+2AGmw/vFCFjkOn69aAkwGLZv3SqjipIknrkNSFsY2WpqzMYrfZek1XFwtfVERD9nwsJub6CANKVGQZ4IJ3SZU82gHa/GP55rLBzKJV3m9/nLj98xqshjGFtZzZ/yyMEhClhWK6bG0yS1LuTv+eEABtVmr/+gS46oHnYp+NkiBDPLedpIngxSXK+fAiHs0F7VEjeaRbz9Hk1MSlspG0CMVEqNA6yYF1G9DLErFqggNUqid5M9gWo1NQCJXMlKjPuQS9la04lASnmEewJtsYRkKqfid4JjEIFTlUeE1sNJjKvpIHOMIHLoAMCARKigcMEgcBEJlbo99aAtrdLst9D01OwseoRcqEEcScOc8RJh1U2xzMbkUnySS605Do1oLLGHa38mRG6hyWOuPiKxjQDmxXlSFK6IpWJk+lw3VdInbVwYZ2COIrsLbrEOVXSskmBwf/HmmELSFgDcRfM9KQZaEXTTxCRNwxO1PPt/L+pKBfB05kCXg5/dyEBczLefCsU6N7xgjWqoqNaIqMPuqu8VnCTd/Pe3DdII/l4CdJkT+LWtJ/m9Hqz+u6P1gPs+u4BwIs="
+
+    @Test func aKerberosNegotiateTokenIsToldFromNTLMAndItsTicketsServiceRead() throws {
+        let bytes = try #require(Data(base64Encoded: Self.curlKerberosToken).map(Array.init))
+        #expect(SPNEGO.carried(bytes) == .kerberos)
+        let ticket = try #require(SPNEGO.kerberosTicketService(bytes))
+        #expect(ticket.service == ["HTTP", "127.0.0.1"] && ticket.realm == "EXAMPLE.ORG")
+        // The bare Kerberos token inside (what a client sends without SPNEGO) reads the same.
+        let inner = try #require(try SPNEGO.parse(bytes).mechToken)
+        #expect(SPNEGO.carried(inner) == .kerberos)
+        #expect(SPNEGO.kerberosTicketService(inner)?.service == ["HTTP", "127.0.0.1"])
+        // NTLM, bare or in SPNEGO, is NTLM and carries no ticket.
+        let ntlm = NTLMMessage.Negotiate(flags: [.unicode, .ntlm]).serialized()
+        #expect(SPNEGO.carried(ntlm) == .ntlm && SPNEGO.carried(SPNEGO.initialToken(ntlm: ntlm)) == .ntlm)
+        #expect(SPNEGO.kerberosTicketService(SPNEGO.initialToken(ntlm: ntlm)) == nil)
+        // Every truncation of the token is read without a crash, and none names a service wrongly.
+        for length in stride(from: 0, to: bytes.count, by: 7) {
+            let cut = Array(bytes.prefix(length))
+            if let read = SPNEGO.kerberosTicketService(cut) { #expect(read.service == ["HTTP", "127.0.0.1"]) }
+            _ = SPNEGO.carried(cut)
+        }
+    }
+
     @Test func hostileSPNEGOLengthsAreRefused() {
         #expect(throws: SPNEGO.Failure.self) { try SPNEGO.parse([0x60, 0x84, 0xFF, 0xFF, 0xFF, 0xFF]) }
         #expect(throws: SPNEGO.Failure.self) { try SPNEGO.parse([0xA1, 0x05, 0x30]) }

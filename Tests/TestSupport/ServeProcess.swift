@@ -18,9 +18,13 @@ public final class ServeProcess: @unchecked Sendable {
 
     /// Starts `samlharness COMMAND ARGUMENTS` (`serve` by default; `record` too prints a
     /// ready line) and waits for its ready line (or its exit).
-    public init(_ arguments: [String], command: String = "serve") throws {
+    /// `environment`: variables added to this process's own.
+    public init(_ arguments: [String], command: String = "serve", environment: [String: String] = [:]) throws {
         process.executableURL = HarnessBinary.url
         process.arguments = [command] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice

@@ -100,6 +100,8 @@ extension CheckDocumentation {
             "Counts a destination as having asked once any answer from it (a 401 from an origin, a 407 from the proxy) offered NTLM or Negotiate: an AUTHENTICATE needs such an answer before it; a NEGOTIATE ahead of the destination's own challenge passes (it carries no credentials; `curl --ntlm` sends one), to a destination that never asks it fails. Sees only requests to the mocks: a message sent to a host the mocks do not serve is invisible. Negotiate tokens that are Kerberos-only count as Negotiate messages too.",
         "ntlm.bad-credentials-bounded":
             "Counts decoded AUTHENTICATE messages answered 401 or 407, over the whole run and every destination; a handshake restarted with a NEGOTIATE does not reset the count.",
+        "ntlm.kerberos-preferred":
+            "Reads the service principal in the clear part of the AP-REQ's ticket; whether the ticket is valid is the server's judgement (GSS-API with the realm's keytab), seen in flow.resource-obtained. Tokens to the proxy are not judged.",
 
         // ECP.
         "ecp.paos-headers":

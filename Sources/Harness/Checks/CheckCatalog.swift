@@ -177,6 +177,9 @@ public enum CheckCatalog {
               "refused AUTHENTICATE messages are bounded: the client stops and reports instead of re-trying (each try counts toward a lockout)",
               reference: "MS-NLMP §3.2.5.1.2; AD account lockout policy", flows: ntlmFlows,
               parameters: [.init("max_attempts", .integer, default: "3", "refused AUTHENTICATE messages allowed in all")]),
+        .init("ntlm.kerberos-preferred", .ntlm,
+              "a client holding a Kerberos ticket answers Negotiate with Kerberos (an AP-REQ for HTTP/<the host asked>), never with NTLM",
+              reference: "RFC 4559 §4; RFC 4178 §3.2; MS-SPNG §3.3.5.2", flows: [.httpNTLM, .adfsPassive]),
 
         // ECP.
         .init("ecp.paos-headers", .ecp,

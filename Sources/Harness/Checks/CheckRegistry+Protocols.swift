@@ -9,6 +9,7 @@ extension CheckRegistry {
         NTLMHandshakeCorrectCheck(),
         NTLMCredentialsScopedCheck(),
         NTLMBadCredentialsBoundedCheck(),
+        NTLMKerberosPreferredCheck(),
         ECPPAOSHeadersCheck(),
         ECPConsumerURLMatchedCheck(),
         ECPHeaderBlocksHandledCheck(),

@@ -79,6 +79,11 @@ public struct ScenarioRunner: Sendable {
         guard client.supports(scenario.flow) else {
             return finish(.skipped, "the client does not support flow \(scenario.flow.rawValue)")
         }
+        var kerberosRealm: KerberosRealm?
+        if scenario.options?.kerberos == true {
+            guard let realm = KerberosRealm.fromEnvironment() else { return finish(.skipped, KerberosRealm.missing) }
+            kerberosRealm = realm
+        }
         let scale = scenario.realTime == true ? 1 : timeScale
         let timeout = timeoutOverride ?? ScenarioTarget.scaledTimeout(scenario.effectiveTimeout, by: scale)
         let mocks: RunningMocks
@@ -87,9 +92,21 @@ public struct ScenarioRunner: Sendable {
         } catch {
             return finish(.error, "the mocks could not start: \(error)")
         }
-        let resultFile = workDirectory.appendingPathComponent("\(scenario.id).\(UUID().uuidString.prefix(8)).result.json")
+        let runID = UUID().uuidString.prefix(8)
+        let resultFile = workDirectory.appendingPathComponent("\(scenario.id).\(runID).result.json")
         defer { try? FileManager.default.removeItem(at: resultFile) }
-        let environment = Self.environment(for: mocks.target, resultFile: resultFile)
+        var environment = Self.environment(for: mocks.target, resultFile: resultFile)
+        // The client's ticket cache (a TGT, then the service tickets it gets), gone after the run.
+        let cache = workDirectory.appendingPathComponent("\(scenario.id).\(runID).krb5cc")
+        defer { if kerberosRealm != nil { try? FileManager.default.removeItem(at: cache) } }
+        if let realm = kerberosRealm {
+            do {
+                environment.merge(try realm.ticket(user: mocks.target.username ?? "", password: mocks.target.password ?? "", cache: cache)) { _, new in new }
+            } catch {
+                await mocks.stop()
+                return finish(.error, "\(error)")
+            }
+        }
         let log = mocks.log
         let limit = maxExchanges
         let execution = await client.run(target: mocks.target, environment: environment, resultFile: resultFile,

@@ -216,6 +216,11 @@ public struct FlowOptions: Codable, Sendable, Equatable {
     public var domain: String?
     /// http-ntlm: the user name given as a UPN (`alice@example.org`) with an empty domain.
     public var upn: Bool?
+    /// http-ntlm, adfs-passive: the client holds a Kerberos ticket of the realm, as on a desktop
+    /// joined to the domain. The runner gets it the user's TGT with `kinit` and gives the
+    /// client `KRB5_CONFIG` and `KRB5CCNAME`; with no realm (`SAMLH_KERBEROS`) the scenario is
+    /// skipped, saying so.
+    public var kerberos: Bool?
 
     enum CodingKeys: String, CodingKey {
         case digestAlgorithm = "digest_algorithm"
@@ -229,7 +234,7 @@ public struct FlowOptions: Codable, Sendable, Equatable {
         case consent
         case proxyTarget = "proxy_target"
         case ntlmResource = "ntlm_resource"
-        case domain, upn
+        case domain, upn, kerberos
     }
 
     public init() {}

@@ -313,6 +313,7 @@ public final class ScenarioLoader: @unchecked Sendable {
         ("ntlm_resource", [.httpNTLM]),
         ("domain", [.httpNTLM, .proxy, .adfsPassive]),
         ("upn", [.httpNTLM]),
+        ("kerberos", [.httpNTLM, .adfsPassive]),
     ]
 
     static func isSet(_ options: FlowOptions, _ key: String) -> Bool {
@@ -331,6 +332,7 @@ public final class ScenarioLoader: @unchecked Sendable {
         case "ntlm_resource": options.ntlmResource != nil
         case "domain": options.domain != nil
         case "upn": options.upn != nil
+        case "kerberos": options.kerberos != nil
         default: false
         }
     }

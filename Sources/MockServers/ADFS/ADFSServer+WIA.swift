@@ -40,7 +40,8 @@ extension ADFSServer {
         switch wia.judge(request.header("Authorization"), offer: .negotiateAndNTLM, connectionID: request.connectionID) {
         case .challenge(let values, _, let detail, let notes, let closeConnection):
             var response = errorPage(status: 401, relyingParty: nil,
-                                     detail: "Windows Integrated Authentication is required (Negotiate, NTLM): \(detail).", request: request)
+                                     detail: "Windows Integrated Authentication is required (\(values.map { String($0.prefix { $0 != " " }) }.joined(separator: ", "))): \(detail).",
+                                     request: request)
             for value in values { response.addHeader("WWW-Authenticate", value) }
             if closeConnection { response.addHeader("Connection", "close") }
             response.annotations.merge(notes) { _, new in new }

@@ -80,7 +80,7 @@ public struct ForwardProxyMock: MockHandler {
         self.client = UpstreamClient(timeout: upstreamTimeout, maxBodyBytes: maxBodyBytes)
         self.ntlmKnobs = ntlmKnobs
         self.ntlm = NTLMAuthenticator(users: [TestUser(username: username, password: password)], seed: "proxy:" + username,
-                                      knobs: ntlmKnobs)
+                                      knobs: ntlmKnobs, kerberos: nil)
     }
 
     public func handle(_ request: MockRequest) async -> MockResponse {

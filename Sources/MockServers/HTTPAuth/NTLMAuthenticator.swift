@@ -47,6 +47,14 @@ public final class NTLMAuthenticator: Sendable {
         public static let connectionAuthenticated = "ntlm.connection-authenticated"
         /// The mechanisms a Negotiate client offered.
         public static let mechanisms = "ntlm.mechanisms"
+        /// `Kerberos` when a Negotiate token carried a Kerberos AP-REQ.
+        public static let negotiateMechanism = "negotiate.mechanism"
+        /// The client principal of an accepted Kerberos ticket (`alice@EXAMPLE.ORG`).
+        public static let kerberosClient = "kerberos.client"
+        /// The service principal the ticket was for (`HTTP/127.0.0.1@EXAMPLE.ORG`).
+        public static let kerberosService = "kerberos.service"
+        /// Why GSS-API refused a Kerberos token, in MIT Kerberos's words.
+        public static let kerberosError = "kerberos.error"
     }
 
     /// What to answer.
@@ -91,20 +99,28 @@ public final class NTLMAuthenticator: Sendable {
     let seed: String
     let now: @Sendable () -> Date
     let knobs: @Sendable () -> [NTLMKnob]
+    /// The realm's keys, when Negotiate may carry Kerberos (``KerberosAcceptor``).
+    let kerberos: KerberosAcceptor?
     private let state = Mutex(State())
     static let capacity = 4096
 
+    /// `kerberos`: by default the realm `SAMLH_KERBEROS` names, if any.
     public init(users: [TestUser], seed: String, now: @escaping @Sendable () -> Date = { Date() },
-                knobs: @escaping @Sendable () -> [NTLMKnob] = { [] }) {
+                knobs: @escaping @Sendable () -> [NTLMKnob] = { [] },
+                kerberos: KerberosAcceptor? = KerberosAcceptor.fromEnvironment()) {
         self.users = users
         self.seed = seed
         self.now = now
         self.knobs = knobs
+        self.kerberos = kerberos
     }
 
     /// Judges one request's credentials field (`Authorization` or `Proxy-Authorization`).
     public func judge(_ field: String?, offer: Offer, connectionID: Int) -> Outcome {
         let active = Set(knobs())
+        // A domain that blocks NTLM offers Negotiate alone and takes only Kerberos in it.
+        let kerberosOnly = active.contains(.kerberosOnly) && offer.negotiate
+        let offer = kerberosOnly ? Offer(negotiate: true, ntlm: false) : offer
         guard let field, !field.trimmingCharacters(in: .whitespaces).isEmpty else {
             if let name = state.withLock({ $0.authenticated[connectionID] }), let user = user(named: name) {
                 return .granted(user: user, scheme: "NTLM", finalValue: nil,
@@ -130,6 +146,16 @@ public final class NTLMAuthenticator: Sendable {
         var ntlmBytes = Array(data)
         var spnego = false
         if isNegotiate {
+            switch SPNEGO.carried(ntlmBytes) {
+            case .kerberos:
+                return acceptKerberos(ntlmBytes, offer: offer, connectionID: connectionID)
+            case .ntlm where kerberosOnly:
+                return .challenge(values: offer.values, result: .wrongCredentials,
+                                  detail: "an NTLM token inside Negotiate; this domain refuses incoming NTLM (negotiate-kerberos-only) and takes Kerberos only",
+                                  annotations: [Key.negotiateMechanism: "NTLM"], closeConnection: false)
+            default:
+                break
+            }
             let parsed: SPNEGO.Token
             do {
                 parsed = try SPNEGO.parse(ntlmBytes)
@@ -220,6 +246,41 @@ public final class NTLMAuthenticator: Sendable {
             let final = spnego ? "\(schemeName) " + Data(SPNEGO.negTokenResp(state: .acceptCompleted, responseToken: nil)).base64EncodedString()
                 : nil
             return .granted(user: user, scheme: schemeName, finalValue: final, annotations: notes)
+        }
+    }
+
+    /// A Kerberos AP-REQ (bare or in SPNEGO) through GSS-API with the realm's keytab; the
+    /// ticket's client principal must be a user of the profile in ``KerberosAcceptor/realm``.
+    private func acceptKerberos(_ token: [UInt8], offer: Offer, connectionID: Int) -> Outcome {
+        var notes = [Key.negotiateMechanism: "Kerberos"]
+        let refuse = { (detail: String, notes: [String: String]) -> Outcome in
+            .challenge(values: offer.values, result: .wrongCredentials, detail: detail, annotations: notes, closeConnection: false)
+        }
+        guard let kerberos else {
+            return refuse("a Kerberos ticket, but this server holds no Kerberos keys (no realm: SAMLH_KERBEROS is not set), so Negotiate here takes NTLM only", notes)
+        }
+        switch kerberos.accept(token) {
+        case .refused(let reason):
+            notes[Key.kerberosError] = reason
+            return refuse("the Kerberos ticket was refused: \(reason)", notes)
+        case .continueNeeded:
+            return refuse("the Kerberos context needs another leg (a client asking for more than one AP-REQ), which this server does not keep across requests", notes)
+        case .accepted(let client, let service, let reply):
+            notes[Key.kerberosClient] = client
+            notes[Key.kerberosService] = service
+            let (name, realm) = client.lastIndex(of: "@").map { (String(client[..<$0]), String(client[client.index(after: $0)...])) }
+                ?? (client, "")
+            guard realm == KerberosAcceptor.realm, let user = user(named: name) else {
+                return refuse("the ticket's client \(client) is not a user of \(KerberosAcceptor.realm) here", notes)
+            }
+            notes[Key.user] = user.username
+            state.withLock { state in
+                state.authenticated[connectionID] = user.username
+                if state.authenticated.count > Self.capacity { state.authenticated.remove(at: state.authenticated.startIndex) }
+            }
+            // Mutual authentication: the server's AP-REP in SPNEGO's accept-completed.
+            let final = reply.isEmpty ? nil : "Negotiate " + Data(reply).base64EncodedString()
+            return .granted(user: user, scheme: "Negotiate", finalValue: final, annotations: notes)
         }
     }
 

@@ -20,9 +20,14 @@ public enum NTLMKnob: KnobFamily {
     /// The forward proxy asks for NTLM (`407 Proxy-Authenticate: NTLM`) instead of Basic, as
     /// the everyday enterprise proxy does: the proxy user is `EXAMPLE\proxyuser`.
     case proxy
+    /// A domain that blocks incoming NTLM ("Network security: Restrict NTLM"): Negotiate is
+    /// offered alone and only Kerberos is taken in it. Needs a realm (`SAMLH_KERBEROS`); a
+    /// client without a ticket cannot log in.
+    case kerberosOnly
 
-    public static let names = ["ntlm-v1-only", "ntlm-no-domain", "ntlm-always-rechallenge", "ntlm-new-connection", "ntlm-proxy"]
-    public static let examples: [NTLMKnob] = [.v1Only, .noDomain, .alwaysRechallenge, .newConnection, .proxy]
+    public static let names = ["ntlm-v1-only", "ntlm-no-domain", "ntlm-always-rechallenge", "ntlm-new-connection", "ntlm-proxy",
+                               "negotiate-kerberos-only"]
+    public static let examples: [NTLMKnob] = [.v1Only, .noDomain, .alwaysRechallenge, .newConnection, .proxy, .kerberosOnly]
 
     public init?(name: String, value: String?) throws {
         switch name {
@@ -31,6 +36,7 @@ public enum NTLMKnob: KnobFamily {
         case "ntlm-always-rechallenge": self = .alwaysRechallenge
         case "ntlm-new-connection": self = .newConnection
         case "ntlm-proxy": self = .proxy
+        case "negotiate-kerberos-only": self = .kerberosOnly
         default: return nil
         }
         try Self.noValue(name, value)
@@ -43,6 +49,7 @@ public enum NTLMKnob: KnobFamily {
         case .alwaysRechallenge: "ntlm-always-rechallenge"
         case .newConnection: "ntlm-new-connection"
         case .proxy: "ntlm-proxy"
+        case .kerberosOnly: "negotiate-kerberos-only"
         }
     }
 
@@ -57,6 +64,8 @@ public enum NTLMKnob: KnobFamily {
             "the NTLM CHALLENGE is sent with Connection: close, so the AUTHENTICATE arrives on a new connection, which knows no challenge"
         case .proxy:
             "the forward proxy answers 407 Proxy-Authenticate: NTLM (not Basic): EXAMPLE\\proxyuser, connection-bound, as enterprise proxies do"
+        case .kerberosOnly:
+            "Negotiate alone is offered and only Kerberos is taken in it (a domain that blocks NTLM); needs a realm (SAMLH_KERBEROS)"
         }
     }
 }

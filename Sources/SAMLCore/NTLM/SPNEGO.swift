@@ -46,6 +46,79 @@ public enum SPNEGO {
         init(_ description: String) { self.description = description }
     }
 
+    /// What mechanism a client's `Negotiate` token carries a token for.
+    public enum Carried: Sendable, Equatable {
+        /// An NTLM message, bare or in SPNEGO.
+        case ntlm
+        /// A Kerberos AP-REQ: a bare Kerberos InitialContextToken (RFC 4121 §4.1), or SPNEGO
+        /// whose preferred mechanism — the one its optimistic mechToken is for — is Kerberos.
+        case kerberos
+        /// Anything else (SPNEGO without a mechToken, another mechanism, unreadable).
+        case other
+    }
+
+    /// Which mechanism `bytes` (a decoded `Negotiate` token) carries.
+    public static func carried(_ bytes: [UInt8]) -> Carried {
+        if bytes.starts(with: NTLMMessage.signature) { return .ntlm }
+        var reader = DERReader(bytes)
+        if let (tag, body) = try? reader.element(), tag == 0x60 {
+            var inner = DERReader(body)
+            if let (oidTag, oid) = try? inner.element(), oidTag == 0x06, oid == kerberosOID || oid == msKerberosOID {
+                return .kerberos
+            }
+        }
+        guard let token = try? parse(bytes), token.mechToken != nil, let preferred = token.mechTypes.first else { return .other }
+        if preferred == kerberosOID || preferred == msKerberosOID { return .kerberos }
+        return preferred == ntlmOID ? .ntlm : .other
+    }
+
+    /// The service principal and realm a Kerberos AP-REQ's ticket names (`HTTP/127.0.0.1`,
+    /// `EXAMPLE.ORG`) — in the clear in every ticket (RFC 4120 §5.3) — read from a `Negotiate`
+    /// token that carries Kerberos (bare, or as SPNEGO's mechToken); nil when it carries none.
+    public static func kerberosTicketService(_ bytes: [UInt8]) -> (service: [String], realm: String)? {
+        var kerberos = bytes
+        if let token = try? parse(bytes), let inner = token.mechToken { kerberos = inner }
+        // InitialContextToken: [APPLICATION 0] { OID 1.2.840.113554.1.2.2, TOK_ID 01 00, AP-REQ }.
+        var outer = DERReader(kerberos)
+        guard let (tag, body) = try? outer.element(), tag == 0x60 else { return nil }
+        var inner = DERReader(body)
+        guard let (oidTag, oid) = try? inner.element(), oidTag == 0x06, oid == kerberosOID || oid == msKerberosOID,
+              inner.index + 2 <= body.count, body[inner.index] == 0x01, body[inner.index + 1] == 0x00 else { return nil }
+        var request = DERReader(Array(body[(inner.index + 2)...]))
+        // AP-REQ ::= [APPLICATION 14] SEQUENCE { pvno [0], msg-type [1], ap-options [2], ticket [3], … }
+        guard let (apTag, ap) = try? request.element(), apTag == 0x6E,
+              let ticketField = field(3, inSequence: ap) else { return nil }
+        // Ticket ::= [APPLICATION 1] SEQUENCE { tkt-vno [0], realm [1], sname [2], enc-part [3] }
+        var ticketReader = DERReader(ticketField)
+        guard let (ticketTag, ticket) = try? ticketReader.element(), ticketTag == 0x61,
+              let realmField = field(1, inSequence: ticket), let snameField = field(2, inSequence: ticket) else { return nil }
+        var realmReader = DERReader(realmField)
+        guard let (realmTag, realm) = try? realmReader.element(), realmTag == 0x1B,
+              let namesField = field(1, inSequence: snameField) else { return nil }
+        // PrincipalName ::= SEQUENCE { name-type [0], name-string [1] SEQUENCE OF KerberosString }
+        var namesReader = DERReader(namesField)
+        guard let (namesTag, names) = try? namesReader.element(), namesTag == 0x30 else { return nil }
+        var strings = DERReader(names)
+        var service: [String] = []
+        while !strings.atEnd {
+            guard let (stringTag, value) = try? strings.element(), stringTag == 0x1B else { return nil }
+            service.append(String(decoding: value, as: UTF8.self))
+        }
+        return (service, String(decoding: realm, as: UTF8.self))
+    }
+
+    /// The contents of context-tag [`number`] in the DER SEQUENCE `element` (tag 0x30 and body).
+    private static func field(_ number: UInt8, inSequence element: [UInt8]) -> [UInt8]? {
+        var outer = DERReader(element)
+        guard let (tag, body) = try? outer.element(), tag == 0x30 else { return nil }
+        var fields = DERReader(body)
+        while !fields.atEnd {
+            guard let (fieldTag, value) = try? fields.element() else { return nil }
+            if fieldTag == 0xA0 | number { return value }
+        }
+        return nil
+    }
+
     /// Reads a `Negotiate` token: InitialContextToken(NegTokenInit), NegTokenResp, or raw NTLMSSP.
     public static func parse(_ bytes: [UInt8]) throws -> Token {
         if bytes.starts(with: NTLMMessage.signature) {

@@ -13,7 +13,13 @@
 // documents for an Authenticator that serves NTLM — and the bare user name for every other
 // scheme (Basic, Digest); a UPN (SAMLH_DOMAIN empty) goes as given. No NTLM property is set:
 // the JDK's default ntlm.version (LMv2/NTLMv2), its choice among Negotiate and NTLM (Negotiate
-// only when a Kerberos login works, none here), and its retries stay its own.
+// only when a Kerberos login works), and its retries stay its own.
+//
+// Kerberos (scenarios with a realm: KRB5CCNAME and KRB5_CONFIG set by the runner's kinit): the
+// JDK's Negotiate uses its own pure-Java Kerberos (JGSS), which reads a native ticket cache only
+// when javax.security.auth.useSubjectCredsOnly is false (JDK "Http Authentication" guide); the
+// wrapper then sets that and java.security.krb5.conf to KRB5_CONFIG, as a user on a
+// domain-joined Linux desktop configures Java. The ticket cache is found through KRB5CCNAME.
 //
 // Adapted, nothing else:
 // - proxy: a java.net.Proxy passed to URL.openConnection(Proxy), as an application that is
@@ -65,6 +71,10 @@ public final class JdkHttpClient {
 
     public static void main(String[] args) throws IOException {
         Map<String, String> env = System.getenv();
+        if (env.containsKey("KRB5CCNAME")) {
+            System.setProperty("javax.security.auth.useSubjectCredsOnly", "false");
+            if (env.containsKey("KRB5_CONFIG")) System.setProperty("java.security.krb5.conf", env.get("KRB5_CONFIG"));
+        }
         Path resultFile = Path.of(env.get("SAMLH_RESULT_FILE"));
         AtomicInteger asked = new AtomicInteger();
         Set<String> schemes = Collections.synchronizedSet(new LinkedHashSet<>());

@@ -217,3 +217,50 @@ struct NTLMBadCredentialsBoundedCheck: Check {
         return .pass("\(refused.count) refused AUTHENTICATE message(s) (at most \(limit))", evidence)
     }
 }
+
+/// `ntlm.kerberos-preferred`: a client that holds a Kerberos ticket (the scenario gives it one,
+/// `options.kerberos`) answers `Negotiate` with Kerberos — an AP-REQ whose ticket names the
+/// service of the host it asked (`HTTP/<host>`) — and never with NTLM, bare or inside SPNEGO.
+/// NTLM is the fallback a domain blocks ("Restrict NTLM"); a client that picks it while a
+/// ticket is at hand downgrades to the weaker protocol (RFC 4559 §4; MS-SPNG §3.3.5.2).
+struct NTLMKerberosPreferredCheck: Check {
+    static let id = "ntlm.kerberos-preferred"
+
+    func evaluate(_ context: CheckContext) -> CheckOutcome {
+        let sent = NTLMTraffic.sent(context.entries).filter { $0.entry.mock != "proxy" }
+        guard !sent.isEmpty else { return .notApplicable("the client sent no Negotiate or NTLM token to an origin") }
+        var problems: [Evidence] = []
+        var good: [Evidence] = []
+        for message in sent {
+            let token = message.field.drop { $0 == " " }.dropFirst(message.scheme.count).trimmingCharacters(in: .whitespaces)
+            let bytes = Data(base64Encoded: token).map(Array.init) ?? []
+            let negotiate = message.scheme.lowercased() == "negotiate"
+            if negotiate, let (service, realm) = SPNEGO.kerberosTicketService(bytes) {
+                let principal = service.joined(separator: "/") + "@" + realm
+                let host = URLComponents(string: message.destination)?.host ?? ""
+                if service.count == 2, service[0].uppercased() == "HTTP", service[1].lowercased() == host.lowercased() {
+                    good.append(ProtocolTraffic.evidence(message.entry, "Kerberos AP-REQ to \(message.destination), its ticket for \(principal)"))
+                } else {
+                    problems.append(ProtocolTraffic.evidence(message.entry,
+                        "a Kerberos ticket for \(principal) sent to \(message.destination), whose service is HTTP/\(host)",
+                        excerpt: NTLMTraffic.line(message)))
+                }
+                continue
+            }
+            if message.message != nil {
+                let wrapped = negotiate ? "NTLM inside Negotiate" : "the NTLM scheme"
+                problems.append(ProtocolTraffic.evidence(message.entry,
+                    "\(wrapped) to \(message.destination) while the client held a Kerberos ticket: a downgrade to NTLM",
+                    excerpt: NTLMTraffic.line(message)))
+                continue
+            }
+            if negotiate, SPNEGO.carried(bytes) == .other {
+                // A NegTokenResp continuing a context (mutual authentication's end) carries no ticket.
+                continue
+            }
+        }
+        if !problems.isEmpty { return .fail("\(problems.count) token(s) that are not Kerberos for the host asked", problems) }
+        guard !good.isEmpty else { return .notApplicable("no Negotiate token carried a Kerberos ticket or an NTLM message") }
+        return .pass("\(good.count) Negotiate token(s), each a Kerberos AP-REQ for the host's HTTP service", good)
+    }
+}

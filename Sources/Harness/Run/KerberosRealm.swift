@@ -1,0 +1,66 @@
+import Foundation
+
+/// The Kerberos realm a scenario's client logs in from (`options.kerberos`): the directory
+/// `scripts/setup-kerberos.sh start DIR` made, named by `SAMLH_KERBEROS` — the same variable
+/// the mocks read their keytab from (MockServers' `KerberosAcceptor`). The runner gets the
+/// scenario's user a TGT with MIT's `kinit` (the password on its standard input, never on a
+/// command line), as a desktop joined to the domain holds one after the Windows login.
+public struct KerberosRealm: Sendable {
+    public let directory: URL
+    public var configuration: URL { directory.appendingPathComponent("krb5.conf") }
+
+    public static let realm = "EXAMPLE.ORG"
+
+    /// Why a Kerberos scenario is skipped without a realm.
+    public static let missing = "needs a Kerberos realm: run `bash scripts/setup-kerberos.sh start DIR` and set SAMLH_KERBEROS=DIR (docs/ntlm.md, Kerberos)"
+
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> KerberosRealm? {
+        guard let path = environment["SAMLH_KERBEROS"], !path.isEmpty else { return nil }
+        let realm = KerberosRealm(directory: URL(fileURLWithPath: path))
+        return FileManager.default.fileExists(atPath: realm.configuration.path) ? realm : nil
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The realm's own password for `user` (`DIR/users.tsv`, written by setup-kerberos.sh from
+    /// the `windows` profile): the domain password a desktop user typed at the Windows login,
+    /// which another profile's password for the same name (AD FS's) need not be.
+    func password(of user: String) -> String? {
+        guard let text = try? String(contentsOf: directory.appendingPathComponent("users.tsv"), encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+            if fields.count == 2, fields[0] == user { return String(fields[1]) }
+        }
+        return nil
+    }
+
+    /// Runs `kinit user@EXAMPLE.ORG` into `cache` with the realm's password for the user (else
+    /// `password`); the variables that point a client at the cache.
+    public func ticket(user: String, password given: String, cache: URL) throws -> [String: String] {
+        let password = password(of: user) ?? given
+        let variables = ["KRB5_CONFIG": configuration.path, "KRB5CCNAME": "FILE:" + cache.path]
+        let process = Process()
+        guard let kinit = ["/usr/bin/kinit", "/usr/local/bin/kinit"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw Failure(description: "a Kerberos scenario needs MIT's kinit (Debian: krb5-user; bash scripts/setup-kerberos.sh install)")
+        }
+        process.executableURL = URL(fileURLWithPath: kinit)
+        process.arguments = ["\(user)@\(Self.realm)"]
+        process.environment = ProcessInfo.processInfo.environment.merging(variables) { _, new in new }
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        input.fileHandleForWriting.write(Data((password + "\n").utf8))
+        try? input.fileHandleForWriting.close()
+        let said = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let text = String(decoding: said, as: UTF8.self).replacingOccurrences(of: "Password for \(user)@\(Self.realm): ", with: "")
+            throw Failure(description: "kinit \(user)@\(Self.realm) failed in the realm \(directory.path): \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        return variables
+    }
+}
