@@ -14,8 +14,8 @@
 # (the runner's kinit reads it). The KDC takes TCP (udp_preference_limit = 1) and logs to
 # DIR/kdc.log. DIR/env.sh sets, for a shell or a test:
 #   KRB5_CONFIG        DIR/krb5.conf (the realm, its KDC on 127.0.0.1:PORT, no DNS lookups)
-#   SAMLH_KERBEROS     DIR (the mocks read http.keytab and krb5.conf from it; the runner gets a
-#                      client its ticket with `kinit`)
+#   SAMLH_KERBEROS     DIR (the mocks read http.keytab from it and keep their replay cache there;
+#                      the runner reads krb5.conf and users.tsv and gets a client its ticket with `kinit`)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/lib/ports.sh
@@ -33,10 +33,10 @@ install_packages() {
   [[ $(id -u) -ne 0 ]] && sudo="sudo"
   echo "setup-kerberos: installing ${missing[*]}"
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  # Debian's packages ask for a default realm and would start system services; neither is
-  # wanted: the realm here lives in its own directory, and policy-rc.d keeps services down.
-  $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  # A krb5kdc the package may have started for the system realm is not ours.
+  # Debian's packages ask for a default realm (left empty: noninteractive) and may start their
+  # system services; neither is used: the realm here lives in its own directory.
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # A krb5kdc the package may have started for a system realm is not ours.
   $sudo service krb5-kdc stop >/dev/null 2>&1 || true
   $sudo service krb5-admin-server stop >/dev/null 2>&1 || true
 }
@@ -92,6 +92,9 @@ env_of() {
   export KRB5_CONFIG="$dir/krb5.conf" KRB5_KDC_PROFILE="$dir/kdc.conf" KRB5RCACHEDIR="$dir"
 }
 
+# Whether process $1 runs (a zombie does not: where PID 1 reaps nothing, a stopped KDC stays one).
+alive() { [[ -r /proc/$1/stat ]] && [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]; }
+
 # kadmin's stderr without its "No policy specified" notice for every principal.
 quiet() { grep -v "No policy specified" >&2 || true; }
 
@@ -133,23 +136,33 @@ case "$command" in
     dir=${2:?usage: setup-kerberos.sh start DIR}
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
-    if [[ -f "$dir/kdc.pid" ]] && kill -0 "$(cat "$dir/kdc.pid")" 2>/dev/null; then
+    if [[ -f "$dir/kdc.pid" ]] && alive "$(cat "$dir/kdc.pid")"; then
       echo "$dir/env.sh"
       exit 0
     fi
-    if [[ ! -f "$dir/principal" ]]; then
+    if [[ ! -f "$dir/realm.ok" ]]; then
+      # New, or left half-made by an earlier start that failed: made afresh.
+      rm -f "$dir"/principal* "$dir/stash" "$dir/http.keytab" "$dir/users.tsv"
       make_realm "$dir" "$(free_port)"
       populate "$dir"
+      touch "$dir/realm.ok"
     fi
     env_of "$dir"
     started=""
     for attempt in 1 2 3; do
       # In a session of its own: the KDC outlives the shell (or test) that started it, until `stop`.
+      : > "$dir/kdc.log"
       setsid krb5kdc -n -P "$dir/kdc.pid" > "$dir/krb5kdc.out" 2>&1 < /dev/null &
       pid=$!
+      # Ready when this KDC says it bound its sockets ("commencing operation", after the bind)
+      # and still runs; a port taken meanwhile makes it exit instead. Polled, up to 10 s.
       for _ in $(seq 1 100); do
-        if ! kill -0 "$pid" 2>/dev/null; then break; fi
-        if (exec 3<>"/dev/tcp/127.0.0.1/$(cat "$dir/port")") 2>/dev/null; then started=yes; break; fi
+        if ! alive "$pid"; then break; fi
+        if grep -q "commencing operation" "$dir/kdc.log" 2>/dev/null \
+           && (exec 3<>"/dev/tcp/127.0.0.1/$(cat "$dir/port")") 2>/dev/null && alive "$pid"; then
+          started=yes
+          break
+        fi
         sleep 0.1
       done
       [[ -n "$started" ]] && break
@@ -173,7 +186,13 @@ ENV
     ;;
   stop)
     dir=${2:?usage: setup-kerberos.sh stop DIR}
-    if [[ -f "$dir/kdc.pid" ]]; then kill "$(cat "$dir/kdc.pid")" 2>/dev/null || true; rm -f "$dir/kdc.pid"; fi
+    if [[ -f "$dir/kdc.pid" ]]; then
+      pid=$(cat "$dir/kdc.pid")
+      kill "$pid" 2>/dev/null || true
+      # Waited for (up to 5 s), so a start right after does not meet the dying KDC.
+      for _ in $(seq 1 50); do alive "$pid" || break; sleep 0.1; done
+      rm -f "$dir/kdc.pid"
+    fi
     ;;
   *) echo "usage: setup-kerberos.sh install | start DIR | stop DIR" >&2; exit 2 ;;
 esac

@@ -24,12 +24,15 @@ import TestSupport
         } catch {
             return .failure(RealmFailure(description: "\(error)"))
         }
-        // The KDC ends with this test process (its pid file names it).
+        // The KDC ends with this test process (its pid file names it), and the realm's directory
+        // (its keys and the users' passwords) goes with it.
         atexit {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("samlh-krb5-\(getpid())/kdc.pid").path
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("samlh-krb5-\(getpid())")
+            let path = directory.appendingPathComponent("kdc.pid").path
             if let text = try? String(contentsOfFile: path, encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
                 kill(pid, SIGTERM)
             }
+            try? FileManager.default.removeItem(at: directory)
         }
         return .success(directory)
     }()

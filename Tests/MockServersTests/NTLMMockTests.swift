@@ -123,6 +123,9 @@ import TestSupport
         return "\(scheme) " + Data(wrapped).base64EncodedString()
     }
 
+    /// A Negotiate token curl sent with a ticket of a throwaway realm (the same as NTLMTests').
+    static let curlKerberosToken = "YIIC9QYGKwYBBQUCoIIC6TCCAuWgDTALBgkqhkiG9xIBAgKiggLSBIICzmCCAsoGCSqGSIb3EgECAgEAboICuTCCArWgAwIBBaEDAgEOogcDBQAgAAAAo4IBzWGCAckwggHFoAMCAQWhDRsLRVhBTVBMRS5PUkeiHDAaoAMCAQGhEzARGwRIVFRQGwkxMjcuMC4wLjGjggGPMIIBi6ADAgESoQMCAQKiggF9BIIBeeOmF1CLtVRbceQWTpCs7rxzGzZ3HIQ6TbXygJmoJBzcThFXC+p5J5OcrJHOL02fuUF/fGPKve41gm9KpPYWcI+xzfhp6swMVuzPHA1nQba1iICuOu+v5rfuZdvRDSYsuApHjba6UwvElYD68+uRFPJHTXbMDvSGJ95NZ6Ffu9UIR0DpzNFuc4dXb9feOLTAi2HLPg1he36g+2AGmw/vFCFjkOn69aAkwGLZv3SqjipIknrkNSFsY2WpqzMYrfZek1XFwtfVERD9nwsJub6CANKVGQZ4IJ3SZU82gHa/GP55rLBzKJV3m9/nLj98xqshjGFtZzZ/yyMEhClhWK6bG0yS1LuTv+eEABtVmr/+gS46oHnYp+NkiBDPLedpIngxSXK+fAiHs0F7VEjeaRbz9Hk1MSlspG0CMVEqNA6yYF1G9DLErFqggNUqid5M9gWo1NQCJXMlKjPuQS9la04lASnmEewJtsYRkKqfid4JjEIFTlUeE1sNJjKvpIHOMIHLoAMCARKigcMEgcBEJlbo99aAtrdLst9D01OwseoRcqEEcScOc8RJh1U2xzMbkUnySS605Do1oLLGHa38mRG6hyWOuPiKxjQDmxXlSFK6IpWJk+lw3VdInbVwYZ2COIrsLbrEOVXSskmBwf/HmmELSFgDcRfM9KQZaEXTTxCRNwxO1PPt/L+pKBfB05kCXg5/dyEBczLefCsU6N7xgjWqoqNaIqMPuqu8VnCTd/Pe3DdII/l4CdJkT+LWtJ/m9Hqz+u6P1gPs+u4BwIs="
+
     static var negotiate: String { "NTLM " + Data(NTLMMessage.Negotiate(flags: [.unicode, .ntlm, .extendedSessionSecurity]).serialized()).base64EncodedString() }
 
     @Test func theHandshakeOnOneConnectionGetsThePageAndTheConnectionStaysAuthenticated() async throws {
@@ -165,6 +168,33 @@ import TestSupport
             let entries = suite.log.entries
             #expect(Set(entries.map(\.request.connectionID)).count == 2)
             #expect(entries.last?.annotations["ntlm.connection-authenticated"] == nil)
+        }
+    }
+
+    /// `negotiate-kerberos-only`: Negotiate alone is offered, and no NTLM gets through it — not
+    /// bare, not in SPNEGO's NegTokenInit, not an AUTHENTICATE in a NegTokenResp, not the NTLM
+    /// scheme; a Kerberos token without a realm is refused saying the server holds no keys.
+    @Test func kerberosOnlyRefusesEveryNTLMWrapping() async throws {
+        try await SuiteFixture.with("windows", knobs: [.ntlm(.kerberosOnly)]) { suite, _ in
+            let connection = try Connection(port: try Self.port(suite))
+            #expect(try await connection.send("/negotiate/").values("WWW-Authenticate") == ["Negotiate"])
+            let negotiate = NTLMMessage.Negotiate(flags: [.unicode, .ntlm, .extendedSessionSecurity]).serialized()
+            let attempts = [
+                "Negotiate " + Data(SPNEGO.initialToken(ntlm: negotiate)).base64EncodedString(),
+                "Negotiate " + Data(negotiate).base64EncodedString(),
+                "Negotiate " + Data(SPNEGO.responseToken(ntlm: negotiate)).base64EncodedString(),
+                "NTLM " + Data(negotiate).base64EncodedString(),
+            ]
+            for attempt in attempts {
+                let refused = try await connection.send("/negotiate/", headers: [("Authorization", attempt)])
+                #expect(refused.status == 401 && refused.values("WWW-Authenticate") == ["Negotiate"], "\(attempt.prefix(20)): \(refused.values("WWW-Authenticate"))")
+                #expect(!refused.values("WWW-Authenticate").contains { $0.count > "Negotiate".count }, "an NTLM CHALLENGE went out")
+            }
+            // curl's real Kerberos token (SAMLCoreTests): no realm in this process, so no keys.
+            let kerberos = try await connection.send("/negotiate/", headers: [("Authorization", "Negotiate " + NTLMMockTests.curlKerberosToken)])
+            // (With SAMLH_KERBEROS exported it is read, and refused as a replay or for its key.)
+            #expect(kerberos.status == 401 && kerberos.body.contains("Kerberos"))
+            #expect(suite.log.entries.last?.annotations["negotiate.mechanism"] == "Kerberos")
         }
     }
 

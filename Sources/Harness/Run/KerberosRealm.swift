@@ -37,29 +37,31 @@ public struct KerberosRealm: Sendable {
     }
 
     /// Runs `kinit user@EXAMPLE.ORG` into `cache` with the realm's password for the user (else
-    /// `password`); the variables that point a client at the cache.
-    public func ticket(user: String, password given: String, cache: URL) throws -> [String: String] {
+    /// `password`); the variables that point a client at the cache. kinit runs on a thread of its
+    /// own (``ClientProcessRunner``), bounded by `timeout`, reading the password from a file of
+    /// mode 0600 beside the cache (removed at once): no pipe to break, no password on a command line.
+    public func ticket(user: String, password given: String, cache: URL, timeout: TimeInterval = 30) async throws -> [String: String] {
         let password = password(of: user) ?? given
         let variables = ["KRB5_CONFIG": configuration.path, "KRB5CCNAME": "FILE:" + cache.path]
-        let process = Process()
         guard let kinit = ["/usr/bin/kinit", "/usr/local/bin/kinit"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw Failure(description: "a Kerberos scenario needs MIT's kinit (Debian: krb5-user; bash scripts/setup-kerberos.sh install)")
         }
-        process.executableURL = URL(fileURLWithPath: kinit)
-        process.arguments = ["\(user)@\(Self.realm)"]
-        process.environment = ProcessInfo.processInfo.environment.merging(variables) { _, new in new }
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data((password + "\n").utf8))
-        try? input.fileHandleForWriting.close()
-        let said = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let text = String(decoding: said, as: UTF8.self).replacingOccurrences(of: "Password for \(user)@\(Self.realm): ", with: "")
-            throw Failure(description: "kinit \(user)@\(Self.realm) failed in the realm \(directory.path): \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
+        let input = cache.deletingLastPathComponent().appendingPathComponent(cache.lastPathComponent + ".in")
+        guard FileManager.default.createFile(atPath: input.path, contents: Data((password + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw Failure(description: "cannot write kinit's input beside \(cache.path)")
+        }
+        defer { try? FileManager.default.removeItem(at: input) }
+        let principal = "\(user)@\(Self.realm)"
+        let environment = ProcessInfo.processInfo.environment.merging(variables) { _, new in new }
+        let outcome = await ClientProcessRunner().run(
+            command: "exec \(ClientProcessRunner.shellQuoted(kinit)) \(ClientProcessRunner.shellQuoted(principal))",
+            directory: nil, environment: environment, timeout: timeout, stdinFile: input.path)
+        guard outcome.status == 0, !outcome.timedOut else {
+            let said = (outcome.launchError ?? (outcome.stderr + outcome.stdout))
+                .replacingOccurrences(of: "Password for \(principal): ", with: "").trimmingCharacters(in: .whitespacesAndNewlines)
+            let why = outcome.timedOut ? "no answer within \(Int(timeout)) s" : said
+            throw Failure(description: "kinit \(principal) failed in the realm \(directory.path): \(why)")
         }
         return variables
     }

@@ -27,6 +27,9 @@ public struct ScenarioRunner: Sendable {
     public var maxExchanges = 2_000
     /// Whether results carry the scenario's trace (``ScenarioTrace``) for the reports.
     public var recordsTrace = true
+    /// The Kerberos realm the scenarios with `options.kerberos` get their tickets from (by
+    /// default the one `SAMLH_KERBEROS` names); nil: those scenarios are skipped.
+    public var kerberos: KerberosRealm? = KerberosRealm.fromEnvironment()
     /// How fast the scenarios' clock runs (`run --time-scale`): 0.1 makes every deliberate
     /// wait (`slow`, `no-answer`), the lifetimes that race them and the client's
     /// `SAMLH_REQUEST_TIMEOUT` a tenth as long, and the scenario timeout too but never below
@@ -81,7 +84,7 @@ public struct ScenarioRunner: Sendable {
         }
         var kerberosRealm: KerberosRealm?
         if scenario.options?.kerberos == true {
-            guard let realm = KerberosRealm.fromEnvironment() else { return finish(.skipped, KerberosRealm.missing) }
+            guard let realm = kerberos else { return finish(.skipped, KerberosRealm.missing) }
             kerberosRealm = realm
         }
         let scale = scenario.realTime == true ? 1 : timeScale
@@ -101,7 +104,7 @@ public struct ScenarioRunner: Sendable {
         defer { if kerberosRealm != nil { try? FileManager.default.removeItem(at: cache) } }
         if let realm = kerberosRealm {
             do {
-                environment.merge(try realm.ticket(user: mocks.target.username ?? "", password: mocks.target.password ?? "", cache: cache)) { _, new in new }
+                environment.merge(try await realm.ticket(user: mocks.target.username ?? "", password: mocks.target.password ?? "", cache: cache)) { _, new in new }
             } catch {
                 await mocks.stop()
                 return finish(.error, "\(error)")

@@ -17,10 +17,13 @@ public struct KerberosAcceptor: Sendable {
 
     public let directory: String
     public let keytab: String
+    /// MIT's replay cache (type file2) for the tickets this acceptor has seen.
+    public let replayCache: String
 
     public init(directory: String) {
         self.directory = directory
         self.keytab = (directory as NSString).appendingPathComponent("http.keytab")
+        self.replayCache = "file2:" + (directory as NSString).appendingPathComponent("http.rcache2")
     }
 
     /// The realm `SAMLH_KERBEROS` names, when its keytab is there.
@@ -45,13 +48,20 @@ public struct KerberosAcceptor: Sendable {
     public func accept(_ token: [UInt8]) -> Outcome {
         var minor: OM_uint32 = 0
         var credential: gss_cred_id_t?
+        // The keytab, and MIT's replay cache inside the realm's directory (not the library's
+        // default under /var/tmp, which need not be writable here).
         let acquired: OM_uint32 = keytab.withCString { keytabPath in
-            "keytab".withCString { key in
-                var element = gss_key_value_element_desc(key: key, value: keytabPath)
-                return withUnsafeMutablePointer(to: &element) { elementPointer in
-                    var store = gss_key_value_set_desc(count: 1, elements: elementPointer)
-                    return gss_acquire_cred_from(&minor, nil, samlh_gss_c_indefinite(), nil, samlh_gss_c_accept(),
-                                                 &store, &credential, nil, nil)
+            replayCache.withCString { cachePath in
+                "keytab".withCString { keytabKey in
+                    "rcache".withCString { cacheKey in
+                        var elements = [gss_key_value_element_desc(key: keytabKey, value: keytabPath),
+                                        gss_key_value_element_desc(key: cacheKey, value: cachePath)]
+                        return elements.withUnsafeMutableBufferPointer { buffer in
+                            var store = gss_key_value_set_desc(count: OM_uint32(buffer.count), elements: buffer.baseAddress)
+                            return gss_acquire_cred_from(&minor, nil, samlh_gss_c_indefinite(), nil, samlh_gss_c_accept(),
+                                                         &store, &credential, nil, nil)
+                        }
+                    }
                 }
             }
         }

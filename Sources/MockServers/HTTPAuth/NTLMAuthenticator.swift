@@ -91,7 +91,8 @@ public final class NTLMAuthenticator: Sendable {
 
     private struct State {
         var pending: [Int: Pending] = [:]
-        var authenticated: [Int: String] = [:]
+        /// The user each authenticated connection logged in as, and the scheme it used.
+        var authenticated: [Int: (user: String, scheme: String)] = [:]
         var counter: UInt64 = 0
     }
 
@@ -122,9 +123,9 @@ public final class NTLMAuthenticator: Sendable {
         let kerberosOnly = active.contains(.kerberosOnly) && offer.negotiate
         let offer = kerberosOnly ? Offer(negotiate: true, ntlm: false) : offer
         guard let field, !field.trimmingCharacters(in: .whitespaces).isEmpty else {
-            if let name = state.withLock({ $0.authenticated[connectionID] }), let user = user(named: name) {
-                return .granted(user: user, scheme: "NTLM", finalValue: nil,
-                                annotations: [Key.connectionAuthenticated: "yes", Key.user: name])
+            if let known = state.withLock({ $0.authenticated[connectionID] }), let user = user(named: known.user) {
+                return .granted(user: user, scheme: known.scheme, finalValue: nil,
+                                annotations: [Key.connectionAuthenticated: "yes", Key.user: known.user])
             }
             return .challenge(values: offer.values, result: .missing, detail: "the request carried no credentials",
                               annotations: [:], closeConnection: false)
@@ -149,10 +150,12 @@ public final class NTLMAuthenticator: Sendable {
             switch SPNEGO.carried(ntlmBytes) {
             case .kerberos:
                 return acceptKerberos(ntlmBytes, offer: offer, connectionID: connectionID)
-            case .ntlm where kerberosOnly:
+            case let carried where kerberosOnly:
+                // Whatever is not Kerberos — NTLM in any wrapping, a NegTokenResp continuing an
+                // NTLM handshake, an empty or unknown mechanism list — is refused here.
                 return .challenge(values: offer.values, result: .wrongCredentials,
-                                  detail: "an NTLM token inside Negotiate; this domain refuses incoming NTLM (negotiate-kerberos-only) and takes Kerberos only",
-                                  annotations: [Key.negotiateMechanism: "NTLM"], closeConnection: false)
+                                  detail: "a Negotiate token without a Kerberos ticket (\(carried == .ntlm ? "NTLM" : "no Kerberos mechanism")); this domain refuses incoming NTLM (negotiate-kerberos-only) and takes Kerberos only",
+                                  annotations: [Key.negotiateMechanism: carried == .ntlm ? "NTLM" : "other"], closeConnection: false)
             default:
                 break
             }
@@ -240,7 +243,7 @@ public final class NTLMAuthenticator: Sendable {
                 return refuse("the credentials are right, but the server refuses the handshake (ntlm-always-rechallenge: IIS's loopback check)")
             }
             state.withLock { state in
-                state.authenticated[connectionID] = user.username
+                state.authenticated[connectionID] = (user.username, schemeName)
                 if state.authenticated.count > Self.capacity { state.authenticated.remove(at: state.authenticated.startIndex) }
             }
             let final = spnego ? "\(schemeName) " + Data(SPNEGO.negTokenResp(state: .acceptCompleted, responseToken: nil)).base64EncodedString()
@@ -257,7 +260,7 @@ public final class NTLMAuthenticator: Sendable {
             .challenge(values: offer.values, result: .wrongCredentials, detail: detail, annotations: notes, closeConnection: false)
         }
         guard let kerberos else {
-            return refuse("a Kerberos ticket, but this server holds no Kerberos keys (no realm: SAMLH_KERBEROS is not set), so Negotiate here takes NTLM only", notes)
+            return refuse("a Kerberos ticket, but this server holds no Kerberos keys (no realm: SAMLH_KERBEROS is not set), so it cannot read it", notes)
         }
         switch kerberos.accept(token) {
         case .refused(let reason):
@@ -275,7 +278,7 @@ public final class NTLMAuthenticator: Sendable {
             }
             notes[Key.user] = user.username
             state.withLock { state in
-                state.authenticated[connectionID] = user.username
+                state.authenticated[connectionID] = (user.username, "Negotiate")
                 if state.authenticated.count > Self.capacity { state.authenticated.remove(at: state.authenticated.startIndex) }
             }
             // Mutual authentication: the server's AP-REP in SPNEGO's accept-completed.

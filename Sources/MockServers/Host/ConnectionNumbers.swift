@@ -13,25 +13,27 @@ enum ConnectionNumbers {
 
     private static let state = Mutex(State())
 
-    /// Gives the channel its number, forgotten when the channel closes.
+    /// Gives the channel its number (the one it has, if any), forgotten when the channel closes.
     @discardableResult
-    static func assign(_ channel: any Channel) -> Int {
+    static func assign(_ channel: any Channel) -> Int { number(of: channel) }
+
+    /// The channel's number, given on first sight in one step under the lock (two callers get
+    /// the same one). A channel already closed is forgotten at once and gets a fresh number per
+    /// call, which no request on it can see any more.
+    static func number(of channel: any Channel) -> Int {
         let key = ObjectIdentifier(channel)
-        let number = state.withLock { state -> Int in
+        let (number, new) = state.withLock { state -> (Int, Bool) in
+            if let number = state.numbers[key] { return (number, false) }
             let number = state.next
             state.next += 1
             state.numbers[key] = number
-            return number
+            return (number, true)
         }
-        channel.closeFuture.whenComplete { _ in
-            _ = state.withLock { $0.numbers.removeValue(forKey: key) }
+        if new {
+            channel.closeFuture.whenComplete { _ in
+                _ = state.withLock { $0.numbers.removeValue(forKey: key) }
+            }
         }
         return number
-    }
-
-    /// The channel's number; a channel the mocks did not accept (none here) gets a fresh one.
-    static func number(of channel: any Channel) -> Int {
-        if let number = state.withLock({ $0.numbers[ObjectIdentifier(channel)] }) { return number }
-        return assign(channel)
     }
 }

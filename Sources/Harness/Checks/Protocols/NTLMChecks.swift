@@ -252,12 +252,12 @@ struct NTLMKerberosPreferredCheck: Check {
                 problems.append(ProtocolTraffic.evidence(message.entry,
                     "\(wrapped) to \(message.destination) while the client held a Kerberos ticket: a downgrade to NTLM",
                     excerpt: NTLMTraffic.line(message)))
-                continue
+            } else if negotiate, SPNEGO.carried(bytes) == .kerberos {
+                problems.append(ProtocolTraffic.evidence(message.entry,
+                    "a Negotiate token to \(message.destination) that claims Kerberos but holds no readable AP-REQ ticket",
+                    excerpt: NTLMTraffic.line(message)))
             }
-            if negotiate, SPNEGO.carried(bytes) == .other {
-                // A NegTokenResp continuing a context (mutual authentication's end) carries no ticket.
-                continue
-            }
+            // Anything else (a NegTokenResp continuing a context) carries neither a ticket nor NTLM.
         }
         if !problems.isEmpty { return .fail("\(problems.count) token(s) that are not Kerberos for the host asked", problems) }
         guard !good.isEmpty else { return .notApplicable("no Negotiate token carried a Kerberos ticket or an NTLM message") }
