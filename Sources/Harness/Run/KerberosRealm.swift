@@ -1,4 +1,5 @@
 import Foundation
+import MockServers
 
 /// The Kerberos realm a scenario's client logs in from (`options.kerberos`): the directory
 /// `scripts/setup-kerberos.sh start DIR` made, named by `SAMLH_KERBEROS` — the same variable
@@ -9,7 +10,7 @@ public struct KerberosRealm: Sendable {
     public let directory: URL
     public var configuration: URL { directory.appendingPathComponent("krb5.conf") }
 
-    public static let realm = "EXAMPLE.ORG"
+    public static let realm = KerberosAcceptor.realm
 
     /// Why a Kerberos scenario is skipped without a realm.
     public static let missing = "needs a Kerberos realm: run `bash scripts/setup-kerberos.sh start DIR` and set SAMLH_KERBEROS=DIR (docs/ntlm.md, Kerberos)"

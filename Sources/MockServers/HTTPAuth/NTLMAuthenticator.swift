@@ -147,10 +147,13 @@ public final class NTLMAuthenticator: Sendable {
         var ntlmBytes = Array(data)
         var spnego = false
         if isNegotiate {
-            switch SPNEGO.carried(ntlmBytes) {
+            // One parse serves both the mechanism's choice and the NTLM path below.
+            let parsing = Result { try SPNEGO.parse(ntlmBytes) }
+            let carried = SPNEGO.isBareKerberos(ntlmBytes) ? .kerberos : (try? parsing.get())?.carried ?? .other
+            switch carried {
             case .kerberos:
                 return acceptKerberos(ntlmBytes, offer: offer, connectionID: connectionID)
-            case let carried where kerberosOnly:
+            case _ where kerberosOnly:
                 // Whatever is not Kerberos — NTLM in any wrapping, a NegTokenResp continuing an
                 // NTLM handshake, an empty or unknown mechanism list — is refused here.
                 return .challenge(values: offer.values, result: .wrongCredentials,
@@ -161,7 +164,7 @@ public final class NTLMAuthenticator: Sendable {
             }
             let parsed: SPNEGO.Token
             do {
-                parsed = try SPNEGO.parse(ntlmBytes)
+                parsed = try parsing.get()
             } catch {
                 return .malformed(detail: "the Negotiate token is neither SPNEGO nor NTLMSSP: \(error)", annotations: [:])
             }
@@ -242,10 +245,7 @@ public final class NTLMAuthenticator: Sendable {
             if knobs.contains(.alwaysRechallenge) {
                 return refuse("the credentials are right, but the server refuses the handshake (ntlm-always-rechallenge: IIS's loopback check)")
             }
-            state.withLock { state in
-                state.authenticated[connectionID] = (user.username, schemeName)
-                if state.authenticated.count > Self.capacity { state.authenticated.remove(at: state.authenticated.startIndex) }
-            }
+            markAuthenticated(connectionID, user: user.username, scheme: schemeName)
             let final = spnego ? "\(schemeName) " + Data(SPNEGO.negTokenResp(state: .acceptCompleted, responseToken: nil)).base64EncodedString()
                 : nil
             return .granted(user: user, scheme: schemeName, finalValue: final, annotations: notes)
@@ -277,13 +277,19 @@ public final class NTLMAuthenticator: Sendable {
                 return refuse("the ticket's client \(client) is not a user of \(KerberosAcceptor.realm) here", notes)
             }
             notes[Key.user] = user.username
-            state.withLock { state in
-                state.authenticated[connectionID] = (user.username, "Negotiate")
-                if state.authenticated.count > Self.capacity { state.authenticated.remove(at: state.authenticated.startIndex) }
-            }
+            markAuthenticated(connectionID, user: user.username, scheme: "Negotiate")
             // Mutual authentication: the server's AP-REP in SPNEGO's accept-completed.
             let final = reply.isEmpty ? nil : "Negotiate " + Data(reply).base64EncodedString()
             return .granted(user: user, scheme: "Negotiate", finalValue: final, annotations: notes)
+        }
+    }
+
+    /// Leaves the connection authenticated as `user` (IIS's connection-based authentication),
+    /// within ``capacity``.
+    private func markAuthenticated(_ connectionID: Int, user: String, scheme: String) {
+        state.withLock { state in
+            state.authenticated[connectionID] = (user, scheme)
+            if state.authenticated.count > Self.capacity { state.authenticated.remove(at: state.authenticated.startIndex) }
         }
     }
 

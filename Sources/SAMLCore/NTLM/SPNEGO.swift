@@ -29,6 +29,14 @@ public enum SPNEGO {
         public var rawNTLM: Bool
 
         public var offersNTLM: Bool { rawNTLM || mechTypes.contains(SPNEGO.ntlmOID) }
+        /// What the token's mechToken is for: the preferred (first) mechanism's, as RFC 4178
+        /// §4.2.1 sends the optimistic token; `.other` without a mechToken or a mechanism list.
+        public var carried: Carried {
+            if rawNTLM { return .ntlm }
+            guard mechToken != nil, let preferred = mechTypes.first else { return .other }
+            if preferred == SPNEGO.kerberosOID || preferred == SPNEGO.msKerberosOID { return .kerberos }
+            return preferred == SPNEGO.ntlmOID ? .ntlm : .other
+        }
         public var mechNames: [String] {
             mechTypes.map { oid in
                 switch oid {
@@ -60,16 +68,18 @@ public enum SPNEGO {
     /// Which mechanism `bytes` (a decoded `Negotiate` token) carries.
     public static func carried(_ bytes: [UInt8]) -> Carried {
         if bytes.starts(with: NTLMMessage.signature) { return .ntlm }
+        if isBareKerberos(bytes) { return .kerberos }
+        return (try? parse(bytes))?.carried ?? .other
+    }
+
+    /// Whether `bytes` are a bare Kerberos InitialContextToken (RFC 4121 §4.1: [APPLICATION 0]
+    /// with the Kerberos mechanism's OID), not wrapped in SPNEGO.
+    public static func isBareKerberos(_ bytes: [UInt8]) -> Bool {
         var reader = DERReader(bytes)
-        if let (tag, body) = try? reader.element(), tag == 0x60 {
-            var inner = DERReader(body)
-            if let (oidTag, oid) = try? inner.element(), oidTag == 0x06, oid == kerberosOID || oid == msKerberosOID {
-                return .kerberos
-            }
-        }
-        guard let token = try? parse(bytes), token.mechToken != nil, let preferred = token.mechTypes.first else { return .other }
-        if preferred == kerberosOID || preferred == msKerberosOID { return .kerberos }
-        return preferred == ntlmOID ? .ntlm : .other
+        guard let (tag, body) = try? reader.element(), tag == 0x60 else { return false }
+        var inner = DERReader(body)
+        guard let (oidTag, oid) = try? inner.element(), oidTag == 0x06 else { return false }
+        return oid == kerberosOID || oid == msKerberosOID
     }
 
     /// The service principal and realm a Kerberos AP-REQ's ticket names (`HTTP/127.0.0.1`,

@@ -10,6 +10,8 @@ enum NTLMTraffic {
         var entry: TrafficEntry
         var field: String
         var scheme: String
+        /// The token, base64-decoded (empty when it is not base64).
+        var bytes: [UInt8]
         var message: NTLMMessage?
         /// Where it went: `proxy` or the origin the client asked for.
         var destination: String
@@ -28,13 +30,18 @@ enum NTLMTraffic {
             let scheme = HTTPAuthTraffic.scheme(field)
             guard ["ntlm", "negotiate"].contains(scheme.lowercased()) else { return nil }
             let token = field.drop { $0 == " " }.dropFirst(scheme.count).trimmingCharacters(in: .whitespaces)
-            return Sent(entry: entry, field: field, scheme: scheme, message: decode(token, negotiate: scheme.lowercased() == "negotiate"),
-                        destination: destination(entry))
+            let bytes = Data(base64Encoded: token).map(Array.init) ?? []
+            return Sent(entry: entry, field: field, scheme: scheme, bytes: bytes,
+                        message: decode(bytes, negotiate: scheme.lowercased() == "negotiate"), destination: destination(entry))
         }
     }
 
     static func decode(_ token: String, negotiate: Bool) -> NTLMMessage? {
-        guard var bytes = Data(base64Encoded: token).map(Array.init) else { return nil }
+        Data(base64Encoded: token).flatMap { decode(Array($0), negotiate: negotiate) }
+    }
+
+    static func decode(_ token: [UInt8], negotiate: Bool) -> NTLMMessage? {
+        var bytes = token
         if negotiate {
             guard let inner = try? SPNEGO.parse(bytes).mechToken else { return nil }
             bytes = inner
@@ -232,8 +239,7 @@ struct NTLMKerberosPreferredCheck: Check {
         var problems: [Evidence] = []
         var good: [Evidence] = []
         for message in sent {
-            let token = message.field.drop { $0 == " " }.dropFirst(message.scheme.count).trimmingCharacters(in: .whitespaces)
-            let bytes = Data(base64Encoded: token).map(Array.init) ?? []
+            let bytes = message.bytes
             let negotiate = message.scheme.lowercased() == "negotiate"
             if negotiate, let (service, realm) = SPNEGO.kerberosTicketService(bytes) {
                 let principal = service.joined(separator: "/") + "@" + realm
