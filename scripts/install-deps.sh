@@ -2,6 +2,7 @@
 # Installs the Debian packages SAMLHarness needs, only those missing (idempotent).
 #   libxml2-dev, libxmlsec1-dev, libxmlsec1-openssl  headers and libraries for CXMLSec
 #   zlib1g-dev                                       raw DEFLATE for the Redirect binding
+#   libcurl4-openssl-dev                             -lcurl: the release link of samlh-reference-client (static Foundation)
 #   libkrb5-dev                                      MIT GSS-API for CGSSAPI: the mocks accept Negotiate/Kerberos
 #   pkg-config                                       SwiftPM finds xmlsec1-openssl through it
 #   xmlsec1                                          the CLI the tests cross-check signatures with
@@ -10,7 +11,7 @@
 #   curl                                             the HTTP client the Basic/Digest/proxy tests drive
 #   ca-certificates                                  update-ca-certificates, for scripts/setup-tls.sh
 set -euo pipefail
-packages=(libxml2-dev libxmlsec1-dev libxmlsec1-openssl zlib1g-dev libkrb5-dev pkg-config xmlsec1 python3-venv openssl curl ca-certificates)
+packages=(libxml2-dev libxmlsec1-dev libxmlsec1-openssl zlib1g-dev libcurl4-openssl-dev libkrb5-dev pkg-config xmlsec1 python3-venv openssl curl ca-certificates)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
