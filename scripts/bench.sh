@@ -23,7 +23,7 @@ done
 build() { if command -v flock >/dev/null; then flock /tmp/samlh-build.lock swift build -c release --product "$1"; else swift build -c release --product "$1"; fi; }
 build samlharness
 build samlh-reference-client     # the catalog's reference client, beside samlharness
-ARGS=(--seconds 3 --login-seconds 5 --startup-runs 7 --json "$OUT")
+ARGS=(--seconds 3 --login-seconds 5 --startup-runs 7 --json-out "$OUT")
 if [ "$PEER" = 1 ]; then
     scripts/setup-peer-idp.sh
     ARGS+=(--peer simplesamlphp)

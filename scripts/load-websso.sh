@@ -10,4 +10,4 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install-deps.sh >/dev/null
 swift build -c release --product samlharness >/dev/null
 mkdir -p Reports/load
-exec .build/release/samlharness load --logins 1000 --concurrency 1000 --json Reports/load/load.json "$@"
+exec .build/release/samlharness load --logins 1000 --concurrency 1000 --json-out Reports/load/load.json "$@"

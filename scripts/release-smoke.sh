@@ -209,7 +209,7 @@ def attack_run(binary, out, size, personality):
     sp, idp = s.r["sp"], s.r["idp"]
     a = subprocess.run([binary, "attack-sp", "--acs", sp["acs"], "--sp-entity-id", sp["entity_id"],
                         "--idp-entity-id", idp["entity_id"], "--success-pattern", 'id="nameid"',
-                        "--failure-pattern", "Shibboleth Error", "--session-url", sp["session"], "--json", out],
+                        "--failure-pattern", "Shibboleth Error", "--session-url", sp["session"], "--json-out", out],
                        capture_output=True, text=True, timeout=300)
     rc = s.stop()
     if a.returncode != 0: die(f"attack-sp exited {a.returncode}: {a.stdout[-300:]} {a.stderr[-300:]}")
@@ -347,8 +347,8 @@ else fail report-diff "exits $d1/$d2 (want 0/1) for victim '$victim': $(tailof d
 # load: every flow, the README's defaults (1000 logins, 1000 in flight), then two flows.
 # LOAD_FLOWS=a,b runs the first with --flows a,b (default: load's own default, all four).
 load_flows="${LOAD_FLOWS:-web-sso,ecp,cas-rest,http-basic}"
-h load load ${LOAD_FLOWS:+--flows "$LOAD_FLOWS"} --json "$work/load.json"; l1=$rc
-h load2 load --flows ecp,cas-rest --logins 200 --concurrency 50 --mocks process --json "$work/load2.json"; l2=$rc
+h load load ${LOAD_FLOWS:+--flows "$LOAD_FLOWS"} --json-out "$work/load.json"; l1=$rc
+h load2 load --flows ecp,cas-rest --logins 200 --concurrency 50 --mocks process --json-out "$work/load2.json"; l2=$rc
 # loadcheck JSON FLOWS LOGINS EXIT LABEL: the per-flow figures, whatever the exit status.
 loadcheck() {
   local m r; m="$(python3 "$work/check.py" load "$1" "$2" "$3" 2>&1)"; r=$?
@@ -360,7 +360,7 @@ if m1="$(loadcheck "$work/load.json" "$load_flows" 1000 $l1 "${LOAD_FLOWS:-defau
 else fail load "${m2:-$m1}"; fi
 
 # bench: every section, tiny durations.
-h bench bench --seconds 0.2 --login-seconds 0.3 --connections 1 --startup-runs 1 --no-openssl-speed --json "$work/bench.json"
+h bench bench --seconds 0.2 --login-seconds 0.3 --connections 1 --startup-runs 1 --no-openssl-speed --json-out "$work/bench.json"
 if [[ $rc -eq 0 ]]; then judge bench bench "$work/bench.json"; else fail bench "exit $rc: $(tailof bench)"; fi
 
 # serve + the control API.

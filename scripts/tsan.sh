@@ -38,7 +38,7 @@ echo "tsan: tests ($filter) exit $tests in $((SECONDS - start)) s"
 start=$SECONDS
 bin="$scratch/debug/samlharness"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-"$bin" load --logins 400 --concurrency 200 --json "$work/load.json" >"$work/load.out" 2>&1; cli=$?
+"$bin" load --logins 400 --concurrency 200 --json-out "$work/load.json" >"$work/load.out" 2>&1; cli=$?
 "$bin" run --builtin reference --jobs 2 --time-scale 0.1 --report-dir "$work/run" \
   --filter 'web-sso.a*' --filter 'ecp.*' --filter 'cas-rest.*' --filter 'http-digest.*' >"$work/run.out" 2>&1 || cli=$((cli | $?))
 grep -E 'succeeded|ok,' "$work/load.out"; grep -E '^(FAIL|ERROR)|scenarios in' "$work/run.out"

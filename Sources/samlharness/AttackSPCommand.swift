@@ -62,8 +62,21 @@ struct AttackSPCommand: AsyncParsableCommand {
     @Option(help: "Only these attack ids (comma-separated or repeated).")
     var only: [String] = []
 
-    @Option(help: "Also write the report as JSON to this file.")
-    var json: String?
+    @Option(name: .customLong("json-out"), help: "Also write the report as JSON to this file.")
+    var jsonOut: String?
+
+    @Option(name: .customLong("json"), help: .hidden)
+    var deprecatedJSON: String?
+
+    /// `--json-out`, or the older `--json FILE` (deprecated: `--json` alone means JSON on
+    /// standard output elsewhere, as in `list --json`).
+    var json: String? {
+        if let deprecatedJSON {
+            FileHandle.standardError.write(Data("note: `--json FILE` is deprecated; use `--json-out FILE`\n".utf8))
+            return deprecatedJSON
+        }
+        return jsonOut
+    }
 
     @Option(help: "RelayState posted with every Response (the SP's target after login).")
     var relayState: String?
@@ -179,7 +192,7 @@ struct AttackSPCommand: AsyncParsableCommand {
         print(report.table(), terminator: "")
         if let json {
             do { try report.json().write(to: URL(fileURLWithPath: json)) } catch {
-                throw AttackSPError.usage("cannot write --json \(json): \(error.localizedDescription)")
+                throw AttackSPError.usage("cannot write --json-out \(json): \(error.localizedDescription)")
             }
         }
         let status = report.exitCode(failOnPolicy: failOnPolicy)

@@ -18,7 +18,7 @@ struct BenchCommand: AsyncParsableCommand {
         --peer simplesamlphp, the same Web SSO loop against SimpleSAMLphp under php -S \
         (scripts/setup-peer-idp.sh) and the ratio, and the peer's start-up to its first login; \
         (5) with --catalog, the whole catalog against the reference client with --jobs 1 and 2, \
-        at --time-scale 0.1 and 1: wall time, scenarios/s, peak RSS. Prints a table, writes JSON with --json, and says \
+        at --time-scale 0.1 and 1: wall time, scenarios/s, peak RSS. Prints a table, writes JSON with --json-out, and says \
         which of issue 9's targets this run met. Use a release build.
         """
     )
@@ -60,8 +60,21 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("signing-only"), help: "Only the signing figures (what bench measured before the other sections).")
     var signingOnly = false
 
-    @Option(help: "Write the figures as JSON to this file.")
-    var json: String?
+    @Option(name: .customLong("json-out"), help: "Write the figures as JSON to this file.")
+    var jsonOut: String?
+
+    @Option(name: .customLong("json"), help: .hidden)
+    var deprecatedJSON: String?
+
+    /// `--json-out`, or the older `--json FILE` (deprecated: `--json` alone means JSON on
+    /// standard output elsewhere, as in `list --json`).
+    var json: String? {
+        if let deprecatedJSON {
+            FileHandle.standardError.write(Data("note: `--json FILE` is deprecated; use `--json-out FILE`\n".utf8))
+            return deprecatedJSON
+        }
+        return jsonOut
+    }
 
     @Option(help: "Directory holding idp-key.pem and idp-cert.pem (default: MockIdP/keys).")
     var keys: String?

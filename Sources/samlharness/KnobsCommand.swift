@@ -17,6 +17,10 @@ struct KnobsCommand: ParsableCommand {
         if markdown {
             print("| knob | what the mock does | stock Shibboleth SP | strict SP |")
             print("|---|---|---|---|")
+        } else {
+            // A header as the other listings have; `#` so that a script reading the columns
+            // can skip it.
+            print("# knob\tstock Shibboleth SP\tstrict SP\twhat the mock does (\(Knob.examples.count) knobs)")
         }
         for knob in Knob.examples {
             let strict = knob.expectedSPReason

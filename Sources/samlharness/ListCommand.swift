@@ -13,11 +13,17 @@ struct ListCommand: ParsableCommand {
         FILTER: terms separated by spaces, all of which must hold — an id glob (web-sso.*), \
         tag:NAME, flow:NAME, check:ID, profile:NAME, outcome:success|failure; a leading '-' \
         negates a term. Repeat --filter to select the union. Exit 0 when every file is valid, \
-        2 when any is not (each problem printed as FILE:LINE: message on stderr).
+        2 when any is not (each problem printed as FILE:LINE: message on stderr) or when --filter \
+        matches nothing.
         """)
 
     @Argument(help: "Scenario files or folders (default: the Scenarios/ catalog).")
-    var paths: [String] = []
+    var positionalPaths: [String] = []
+
+    @Option(name: .customLong("scenarios"), parsing: .upToNextOption, help: "Scenario files or folders (as `run --scenarios`; same as the positional paths).")
+    var scenarioPaths: [String] = []
+
+    var paths: [String] { positionalPaths + scenarioPaths }
 
     @Option(name: .customLong("filter"), help: "Select scenarios (see below); repeatable.")
     var filters: [String] = []
@@ -56,6 +62,13 @@ struct ListCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let selected = catalog.selecting(try ScenarioFilter(filters))
+        // As `run`: a filter that matches nothing is a mistake (a typo in a tag), not an answer.
+        if selected.isEmpty, !filters.isEmpty, catalog.problems.isEmpty {
+            if count { print(0) }
+            FileHandle.standardError.write(Data(("error: no scenario matches " + filters.map { "--filter '\($0)'" }.joined(separator: " ")
+                + " (\(catalog.scenarios.count) scenarios read; tags: `samlharness list` shows them)\n").utf8))
+            throw ExitCode(2)
+        }
         if count {
             print(selected.count)
         } else if json {

@@ -35,8 +35,21 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(name: .customLong("mockidp-dir"), help: "The MockIdP/ directory.")
     var mockIdPDirectory: String?
 
-    @Option(help: "Also write the figures as JSON to this file.")
-    var json: String?
+    @Option(name: .customLong("json-out"), help: "Also write the figures as JSON to this file.")
+    var jsonOut: String?
+
+    @Option(name: .customLong("json"), help: .hidden)
+    var deprecatedJSON: String?
+
+    /// `--json-out`, or the older `--json FILE` (deprecated: `--json` alone means JSON on
+    /// standard output elsewhere, as in `list --json`).
+    var json: String? {
+        if let deprecatedJSON {
+            FileHandle.standardError.write(Data("note: `--json FILE` is deprecated; use `--json-out FILE`\n".utf8))
+            return deprecatedJSON
+        }
+        return jsonOut
+    }
 
     enum Mocks: String, ExpressibleByArgument, CaseIterable, Codable {
         case inProcess = "in-process"

@@ -22,7 +22,9 @@ struct RunCommand: AsyncParsableCommand {
         not-evaluated. Results stream to REPORT_DIR/results.jsonl; at the end the reports are \
         written beside it: junit.xml, report.json, report.sarif, summary.md, report.html \
         (--format; secrets masked unless --show-secrets; docs/reports.md). Exit 0: every \
-        required check passed; 1: some failed or a scenario errored; 2: usage; 130/143: stopped by \
+        required check passed; 1: some failed, a client crashed or a scenario errored; 2: usage, or the \
+        client never ran anywhere (a command not found or not executable: said once, nothing judged); \
+        130/143: stopped by \
         SIGINT/SIGTERM (no scenario starts after it, running clients are stopped, the finished \
         results and the reports are written).
         """)
@@ -36,8 +38,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "A built-in client: reference (samlh-reference-client, built beside samlharness).")
     var builtin: String?
 
-    @Option(name: .customLong("scenarios"), parsing: .upToNextOption, help: "Scenario files or folders (default: Scenarios/).")
-    var scenarioPaths: [String] = []
+    @Argument(help: "Scenario files or folders (default: the Scenarios/ catalog), as `list PATH…`.")
+    var positionalPaths: [String] = []
+
+    @Option(name: .customLong("scenarios"), parsing: .upToNextOption, help: "Scenario files or folders (the same as the positional paths).")
+    var optionPaths: [String] = []
+
+    var scenarioPaths: [String] { positionalPaths + optionPaths }
 
     @Option(name: .customLong("filter"), help: "Select scenarios (as `samlharness list --filter`); repeatable.")
     var filters: [String] = []
@@ -128,7 +135,12 @@ struct RunCommand: AsyncParsableCommand {
             let (index, count) = try Self.parseShard(shard)
             selected = RunEngine.shard(selected, index: index, count: count)
         }
-        let reports = URL(fileURLWithPath: reportDirectory ?? mockIdP.deletingLastPathComponent().appendingPathComponent("Reports").path)
+        // A checkout writes beside its Scenarios/; an installed copy (share/samlharness) never
+        // writes beside its data, but in the working directory.
+        let defaultReports = MockIdPDirectory.isInstalled(mockIdP)
+            ? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Reports")
+            : mockIdP.deletingLastPathComponent().appendingPathComponent("Reports")
+        let reports = reportDirectory.map { URL(fileURLWithPath: $0) } ?? defaultReports
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("samlharness-run-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
@@ -164,29 +176,47 @@ struct RunCommand: AsyncParsableCommand {
         progress.finish()
         let duration = Date().timeIntervalSince(started)
         writer.write(RunMetaLine.end(seconds: duration, interrupted: interruption.reason))
-        try writeReports(results, header: header, catalog: catalogInfo, duration: duration, to: reports)
+        try writeReports(results, header: header, catalog: catalogInfo, duration: duration, interrupted: interruption.reason,
+                         to: reports)
         if let signal = interruption.reason {
             print("interrupted by \(signal): \(results.count) of \(selected.count) scenarios ran (those stopped are errors); "
                   + "partial results in \(reports.appendingPathComponent("results.jsonl").path)")
             throw ExitCode(signal == "SIGINT" ? 130 : 143)
         }
-        let counts = Dictionary(grouping: results, by: \.status).mapValues(\.count)
+        let counts = StatusCounts(results)
         let notEvaluated = results.flatMap(\.verdicts).filter { $0.status == .notEvaluated }.count
-        print(String(format: "%d scenarios in %.1f s%@: %d pass, %d fail, %d error, %d skipped; %d check verdicts not evaluated by this build; results in %@",
-                     results.count, duration, timeScale == 1 ? "" : String(format: " (--time-scale %g)", timeScale), counts[.pass] ?? 0, counts[.fail] ?? 0,
-                     counts[.error] ?? 0, counts[.skipped] ?? 0, notEvaluated, reports.appendingPathComponent("results.jsonl").path))
-        if (counts[.fail] ?? 0) + (counts[.error] ?? 0) > 0 { throw ExitCode(1) }
+        print(String(format: "%d scenarios in %.1f s%@: %@; %d check verdicts not evaluated by this build; results in %@",
+                     results.count, duration, timeScale == 1 ? "" : String(format: " (--time-scale %g)", timeScale), counts.summary,
+                     notEvaluated, reports.appendingPathComponent("results.jsonl").path))
+        // A client that never started anywhere is a setup mistake, not a conformance verdict:
+        // said once, with the configuration-error status.
+        if let setup = Self.setupFailure(results) {
+            FileHandle.standardError.write(Data(("error: the client never ran: \(setup) (in every one of the \(results.filter { $0.client != nil }.count) "
+                + "scenarios that started it; nothing was judged). Check --client / --client-file: the command, its directory, that it is executable.\n").utf8))
+            throw ExitCode(2)
+        }
+        if !counts.clean { throw ExitCode(1) }
+    }
+
+    /// The one reason the client could not start, when it failed to start for that reason in
+    /// every scenario that got as far as starting it (skipped ones, and those whose mocks
+    /// could not start, never did).
+    static func setupFailure(_ results: [ScenarioResult]) -> String? {
+        let started = results.filter { $0.client != nil }
+        let reasons = Set(started.map { $0.status == .error ? $0.client?.startFailure ?? "" : "" })
+        guard reasons.count == 1, let reason = reasons.first, !reason.isEmpty else { return nil }
+        return reason
     }
 
     /// The reports of `--format`, written from the results beside results.jsonl.
     func writeReports(_ results: [ScenarioResult], header: RunHeader, catalog: CatalogInfo, duration: Double,
-                      to directory: URL) throws {
+                      interrupted: String? = nil, to directory: URL) throws {
         let formats = try ReportFormat.parse(format)
         guard !formats.isEmpty else { return }
         let run = RunReport(client: header.client, catalog: catalog, shards: header.shard.map { [$0] } ?? [],
                             started: header.started, durationSeconds: (duration * 1000).rounded() / 1000, jobs: header.jobs,
                             timeScale: header.timeScale,
-                            evaluatedChecks: header.evaluatedChecks, results: results)
+                            evaluatedChecks: header.evaluatedChecks, results: results, interrupted: interrupted)
         let started = Date()
         do {
             let files = try ReportWriter.write(ConformanceReport(runs: [run], secretsMasked: !showSecrets), formats: formats,
@@ -218,7 +248,7 @@ struct RunCommand: AsyncParsableCommand {
                 done += 1
                 counts[result.status, default: 0] += 1
                 let line = "\(result.status.rawValue.uppercased()) \(result.scenario) (\(String(format: "%.2f", result.seconds)) s)"
-                    + (result.reason.map { ": \($0)" } ?? "")
+                    + (result.reason.map { ": " + $0.replacingOccurrences(of: "\n", with: "\n    ") } ?? "")
                 if !live {
                     print(line)
                     return
@@ -226,6 +256,7 @@ struct RunCommand: AsyncParsableCommand {
                 var output = "\r\u{1B}[2K"
                 if result.status != .pass { output += line + "\n" }
                 output += "[\(done)/\(total)] \(counts[.pass] ?? 0) pass, \(counts[.fail] ?? 0) fail, "
+                    + ((counts[.crashed] ?? 0) > 0 ? "\(counts[.crashed] ?? 0) crashed, " : "")
                     + "\(counts[.error] ?? 0) error, \(counts[.skipped] ?? 0) skipped"
                 FileHandle.standardOutput.write(Data(output.utf8))
             }
@@ -239,8 +270,9 @@ struct RunCommand: AsyncParsableCommand {
     func makeAdapter() throws -> ExternalCommandClient {
         if let client { return ExternalCommandClient(command: client) }
         if let clientFile { return try ExternalCommandClient.load(file: URL(fileURLWithPath: clientFile)) }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("samlh-reference-client")
+        // Beside the executable's real path (/proc/self/exe), wherever `samlharness` was called
+        // from: by name on PATH, through a symbolic link, from another directory.
+        let executable = ExecutableLocation.directory.appendingPathComponent("samlh-reference-client")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw ConfigurationError(file: executable.path, line: nil,
                                      message: "the reference client is not built beside samlharness (swift build --product samlh-reference-client)")

@@ -1,15 +1,30 @@
 import ArgumentParser
 import Foundation
+import Harness
 import SAMLCore
 
 @main
 struct SAMLHarnessCommand: AsyncParsableCommand {
+    /// The verbs in the order a newcomer needs them: judge a client, reproduce by hand, look
+    /// into a message, then the tools around them. Conventions across verbs: scenario paths are
+    /// positional (`list PATH…`, `run PATH…`); `--filter` selects, and a selection that matches
+    /// nothing is a usage error (exit 2); `--json` prints JSON on standard output, `--json-out
+    /// FILE` writes it to a file; `--time-scale F` multiplies every deliberate wait by F.
     static let configuration = CommandConfiguration(
         commandName: "samlharness",
         abstract: "SAML protocol conformance and test harness.",
-        subcommands: [DecodeCommand.self, VerifyResponseCommand.self, KeysCommand.self,
-                      SelfCheckCommand.self, BenchCommand.self, ServeCommand.self, KnobsCommand.self, LoadCommand.self,
-                      ListCommand.self, ImportHARCommand.self, RecordCommand.self, RecordingCACommand.self, RunCommand.self, ReportCommand.self, AttackSPCommand.self]
+        discussion: "Start with `samlharness run --builtin reference` (the catalog against the reference client) or "
+            + "`samlharness run --client 'CMD' --filter flow:web-sso` (your client). docs/cli.md has every verb.",
+        version: "samlharness \(HarnessVersion.current)",
+        groupedSubcommands: [
+            CommandGroup(name: "Judge a client", subcommands: [RunCommand.self, ListCommand.self, ReportCommand.self]),
+            CommandGroup(name: "Reproduce by hand", subcommands: [ServeCommand.self, KnobsCommand.self, RecordCommand.self,
+                                                                  ImportHARCommand.self, RecordingCACommand.self]),
+            CommandGroup(name: "Look into a message", subcommands: [DecodeCommand.self, VerifyResponseCommand.self]),
+            CommandGroup(name: "Test a service provider", subcommands: [AttackSPCommand.self]),
+            CommandGroup(name: "Measure and set up", subcommands: [LoadCommand.self, BenchCommand.self, SelfCheckCommand.self,
+                                                                   KeysCommand.self]),
+        ]
     )
 
     /// Usage errors exit 2 (DESIGN.md's CLI contract), not ArgumentParser's 64.

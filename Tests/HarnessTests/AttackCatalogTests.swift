@@ -140,7 +140,7 @@ import Testing
             defer { try? FileManager.default.removeItem(at: json) }
             let outcome = try await HarnessBinary.run([
                 "attack-sp", "--acs", info.sp.acs, "--sp-entity-id", info.sp.entityID, "--idp-entity-id", info.idp.entityID,
-                "--success-pattern", "id=\"nameid\"", "--failure-pattern", "Shibboleth Error", "--json", json.path,
+                "--success-pattern", "id=\"nameid\"", "--failure-pattern", "Shibboleth Error", "--json-out", json.path,
                 "--session-url", try #require(AttackBrowser.origin(of: info.sp.acs)) + "/Shibboleth.sso/Session",
                 "--mockidp-dir", SuiteFixture.mockIdP.path,
             ], timeout: 120)

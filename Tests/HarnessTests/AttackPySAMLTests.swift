@@ -45,7 +45,7 @@ struct AttackPySAMLTests {
         if [ -z "$port" ]; then echo "the python3-saml SP did not start:" >&2; cat \(q(work.path))/sp.log >&2; exit 3; fi
         \(q(HarnessBinary.url.path)) attack-sp --acs "http://127.0.0.1:$port/acs" --sp-entity-id \(q(sp)) \
           --idp-entity-id \(q(idp)) --success-pattern 'WELCOME' --failure-pattern 'REJECTED' \
-          --json \(q(work.path))/report.json --mockidp-dir \(q(SuiteFixture.mockIdP.path))
+          --json-out \(q(work.path))/report.json --mockidp-dir \(q(SuiteFixture.mockIdP.path))
         status=$?
         kill $server
         exit $status

@@ -142,7 +142,7 @@ struct ShibbolethSP {
         let outcome = try await HarnessBinary.run([
             "attack-sp", "--acs", env["ACS"] ?? "", "--sp-entity-id", env["SP_ENTITY_ID"] ?? "",
             "--relay-state", env["WHOAMI"] ?? "", "--success-pattern", "REMOTE_USER=\\S",
-            "--failure-pattern", "opensaml|xmltooling|shibsp", "--json", json.path,
+            "--failure-pattern", "opensaml|xmltooling|shibsp", "--json-out", json.path,
             "--mockidp-dir", SuiteFixture.mockIdP.path,
         ] + extra, timeout: 120)
         guard let data = FileManager.default.contents(atPath: json.path) else {

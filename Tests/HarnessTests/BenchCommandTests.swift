@@ -11,7 +11,7 @@ import TestSupport
         let outcome = try await HarnessBinary.run([
             "bench", "--seconds", "0.1", "--login-seconds", "0.3", "--startup-runs", "2", "--no-openssl-speed",
             "--catalog", "--catalog-jobs", "1", "--catalog-time-scales", "0.5", "--catalog-filter", "cas-rest.no-attributes",
-            "--peer", "simplesamlphp", "--json", json.path,
+            "--peer", "simplesamlphp", "--json-out", json.path,
         ], timeout: 300)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         for heading in ["signed Responses", "complete logins through the mocks", "serve start-up", "targets (issue 9)"] {
@@ -87,7 +87,7 @@ import TestSupport
         let json = empty.appendingPathExtension("json")
         defer { try? FileManager.default.removeItem(at: json) }
         let outcome = try await HarnessBinary.run([
-            "bench", "--signing-only", "--seconds", "0.05", "--no-openssl-speed", "--json", json.path,
+            "bench", "--signing-only", "--seconds", "0.05", "--no-openssl-speed", "--json-out", json.path,
         ], timeout: 120)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])

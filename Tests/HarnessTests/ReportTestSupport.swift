@@ -87,7 +87,9 @@ enum ReportFixture {
             seconds: 0.25, exchanges: exchanges.count,
             client: .init(status: 1, timedOut: false, outcome: "failure", error: "login failed for \(password)",
                           reportProblem: nil, stderrTail: "stderr \(hostile)"),
-            trace: ScenarioTrace(exchanges: exchanges, masked: false, secrets: [password]))
+            trace: ScenarioTrace(exchanges: exchanges, masked: false, secrets: [password]),
+            about: .init(title: "A hostile <b>title</b>", description: "What the scenario does \(hostile)", expected: "success",
+                         reason: "the IdP is healthy"))
     }
 
     static func passing(_ id: String = "cas-rest.plain") -> ScenarioResult {

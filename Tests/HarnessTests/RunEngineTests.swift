@@ -165,13 +165,14 @@ import TestSupport
         return stat[stat.index(close, offsetBy: 2)...].hasPrefix("Z")
     }
 
-    @Test func aCrashingClientIsAFailureAndTheRunGoesOn() async throws {
+    @Test func aCrashingClientIsCrashedAndTheRunGoesOn() async throws {
         let scenarios = [try Self.scenario("web-sso/web-sso.shibboleth-form-login"), try Self.scenario("cas/cas-rest.ticket-reuse")]
         let client = ExternalCommandClient(command: "kill -SEGV $$")
         let results = await RunEngine(jobs: 1).run(scenarios, client: client, runner: try Self.runner()) { _ in }
         #expect(results.map(\.scenario) == scenarios.map(\.id))
-        #expect(results.allSatisfy { $0.status == .fail })
-        #expect(results.allSatisfy { $0.client?.status == 128 + SIGSEGV })
+        #expect(results.allSatisfy { $0.status == .crashed })
+        #expect(results.allSatisfy { $0.client?.status == 128 + SIGSEGV && $0.client?.signal == SIGSEGV })
+        #expect(results.allSatisfy { $0.reason?.contains("signal 11 (SIGSEGV)") == true })
     }
 
     @Test func aClientThatFloodsTheMocksIsStopped() async throws {
@@ -192,8 +193,11 @@ import TestSupport
         #expect(try await Self.runner().run(scenario, client: ecpOnly).status == .skipped)
         let missing = ExternalCommandClient(command: "/nonexistent/client", directory: "/nonexistent-dir")
         let result = try await Self.runner().run(scenario, client: missing)
-        #expect(result.status == .fail)
+        // A setup mistake, not a verdict: an error in its own words, nothing judged.
+        #expect(result.status == .error)
         #expect(result.client?.status == 127)
+        #expect(result.reason == "the client's directory does not exist: /nonexistent-dir")
+        #expect(result.verdicts.isEmpty)
     }
 
     @Test func jobsRunInParallelAndShardsPartitionTheCatalog() async throws {

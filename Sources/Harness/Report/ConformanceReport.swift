@@ -13,7 +13,9 @@ import SAMLCore
 /// or retyped) is refused with a clear error.
 public struct ConformanceReport: Codable, Sendable, Equatable {
     public static let formatName = "samlharness-report"
-    public static let formatVersion = "1.0"
+    /// 1.1 added each result's `about` (title, description, expected outcome), the client's
+    /// `signal` and `start_failure`, and the status `crashed`.
+    public static let formatVersion = "1.1"
 
     public var format: String
     public var formatVersion: String
@@ -79,6 +81,9 @@ public struct RunReport: Codable, Sendable, Equatable {
     /// The descriptors of the checks the verdicts name (SARIF rules, HTML explanations).
     public var checks: [CheckInfo]
     public var results: [ScenarioResult]
+    /// The signal that interrupted the run (`SIGINT`, `SIGTERM`), when one did: the results
+    /// are those that finished (report format 1.1).
+    public var interrupted: String?
 
     enum CodingKeys: String, CodingKey {
         case client
@@ -88,12 +93,13 @@ public struct RunReport: Codable, Sendable, Equatable {
         case jobs
         case timeScale = "time_scale"
         case evaluatedChecks = "evaluated_checks"
-        case checks, results
+        case checks, results, interrupted
     }
 
     public init(client: String, harnessVersion: String = HarnessVersion.current, catalog: CatalogInfo, shards: [String],
                 started: String, durationSeconds: Double?, jobs: Int?, timeScale: Double? = nil, evaluatedChecks: [String],
-                results: [ScenarioResult]) {
+                results: [ScenarioResult], interrupted: String? = nil) {
+        self.interrupted = interrupted
         self.client = client
         self.harnessVersion = harnessVersion
         self.catalog = catalog
@@ -202,20 +208,29 @@ public struct CheckInfo: Codable, Sendable, Equatable {
 
 /// Scenario counts by status.
 public struct StatusCounts: Sendable, Equatable {
-    public var pass = 0, fail = 0, error = 0, skipped = 0
+    public var pass = 0, fail = 0, crashed = 0, error = 0, skipped = 0
 
     public init(_ results: [ScenarioResult]) {
         for result in results {
             switch result.status {
             case .pass: pass += 1
             case .fail: fail += 1
+            case .crashed: crashed += 1
             case .error: error += 1
             case .skipped: skipped += 1
             }
         }
     }
 
-    public var total: Int { pass + fail + error + skipped }
+    public var total: Int { pass + fail + crashed + error + skipped }
+
+    /// Whether the run is conformant: no scenario failed, crashed or errored.
+    public var clean: Bool { fail + crashed + error == 0 }
+
+    /// `N pass, N fail, N crashed, N error, N skipped` (crashed only when some did).
+    public var summary: String {
+        "\(pass) pass, \(fail) fail, " + (crashed > 0 ? "\(crashed) crashed, " : "") + "\(error) error, \(skipped) skipped"
+    }
 }
 
 /// This build's version, in reports.

@@ -62,30 +62,39 @@ public enum HTMLReportWriter {
     static func overview(_ run: RunReport, index: Int) -> String {
         let counts = run.counts
         var html = "<div class=\"run-overview\"><h3>\(ReportText.html(run.label)) "
-            + badge(counts.fail + counts.error == 0 ? "pass" : "fail") + "</h3>"
+            + badge(counts.clean ? "pass" : "fail") + "</h3>"
         html += "<p>\(counts.total) scenarios: <span class=\"pass-text\">\(counts.pass) pass</span>, "
-            + "<span class=\"fail-text\">\(counts.fail) fail</span>, \(counts.error) error, \(counts.skipped) skipped"
+            + "<span class=\"fail-text\">\(counts.fail) fail</span>, "
+            + (counts.crashed > 0 ? "<span class=\"fail-text\">\(counts.crashed) crashed</span>, " : "")
+            + "\(counts.error) error, \(counts.skipped) skipped"
             + (run.durationSeconds.map { String(format: " in %.1f s", $0) } ?? "")
             + (run.timeScale.map { String(format: " (time scale %g: deliberate waits ×%g)", $0, $0) } ?? "") + ".</p>"
+        if let interrupted = run.interrupted {
+            html += "<p class=\"fail-text\"><strong>Interrupted by \(ReportText.html(interrupted))</strong>: only the scenarios that "
+                + "finished are counted; those stopped are errors and the rest did not run.</p>"
+        }
         html += "<dl class=\"facts\"><dt>client</dt><dd>\(ReportText.html(run.client))</dd>"
             + "<dt>catalog</dt><dd><code>\(ReportText.html(run.catalog.digest))</code> (\(run.catalog.scenarios.count) scenarios)</dd>"
             + "<dt>shards</dt><dd>\(ReportText.html(run.shards.isEmpty ? "—" : run.shards.joined(separator: ", ")))</dd>"
             + "<dt>started</dt><dd>\(ReportText.html(run.started))</dd>"
             + "<dt>harness</dt><dd>\(ReportText.html(run.harnessVersion))</dd></dl>"
-        html += "<table class=\"counts\"><thead><tr><th>flow</th><th>scenarios</th><th>pass</th><th>fail</th><th>error</th><th>skipped</th><th></th></tr></thead><tbody>"
+        html += "<table class=\"counts\"><thead><tr><th>flow</th><th>scenarios</th><th>pass</th><th>fail</th><th>crashed</th><th>error</th><th>skipped</th><th></th></tr></thead><tbody>"
         let flows = Dictionary(grouping: run.results, by: \.flow)
         for flow in flows.keys.sorted() {
             let c = StatusCounts(flows[flow] ?? [])
             html += "<tr><td>\(ReportText.html(flow))</td><td>\(c.total)</td><td>\(c.pass)</td><td class=\"\(c.fail > 0 ? "fail-text" : "")\">\(c.fail)</td>"
+                + "<td class=\"\(c.crashed > 0 ? "fail-text" : "")\">\(c.crashed)</td>"
                 + "<td class=\"\(c.error > 0 ? "error-text" : "")\">\(c.error)</td><td>\(c.skipped)</td><td>\(bar(c))</td></tr>"
         }
         html += "</tbody></table>"
-        let failing = run.results.filter { $0.status == .fail || $0.status == .error }
+        let failing = run.results.filter { $0.status == .fail || $0.status == .crashed || $0.status == .error }
         if !failing.isEmpty {
             html += "<h4>Failures</h4><ul class=\"failures\">"
             for result in failing {
                 html += "<li>\(badge(result.status.rawValue)) <a href=\"#\(anchor(result.scenario, run: index))\">"
-                    + "\(ReportText.html(result.scenario))</a>: \(ReportText.html(ReportText.oneLine(result.reason ?? "", limit: 200)))</li>"
+                    + "\(ReportText.html(result.scenario))</a>"
+                    + (result.about.map { " <span class=\"muted\">(\(ReportText.html($0.title)))</span>" } ?? "")
+                    + ": \(ReportText.html(ReportText.oneLine(result.reason ?? "", limit: 200)))</li>"
             }
             html += "</ul>"
         }
@@ -97,7 +106,7 @@ public enum HTMLReportWriter {
         guard c.total > 0 else { return "" }
         var x = 0.0
         var parts = ""
-        for (count, cls) in [(c.pass, "pass"), (c.fail, "fail"), (c.error, "error"), (c.skipped, "skipped")] where count > 0 {
+        for (count, cls) in [(c.pass, "pass"), (c.fail, "fail"), (c.crashed, "crashed"), (c.error, "error"), (c.skipped, "skipped")] where count > 0 {
             let w = 120.0 * Double(count) / Double(c.total)
             parts += "<rect class=\"\(cls)\" x=\"\(String(format: "%.1f", x))\" y=\"0\" width=\"\(String(format: "%.1f", w))\" height=\"10\"/>"
             x += w

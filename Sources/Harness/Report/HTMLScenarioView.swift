@@ -10,12 +10,17 @@ enum HTMLScenarioView {
         for verdict in failed {
             for exchange in Set(verdict.evidence.compactMap(\.exchange)) { failing[exchange, default: []].append(verdict) }
         }
-        let open = result.status == .fail || result.status == .error
+        let open = result.status == .fail || result.status == .crashed || result.status == .error
         var html = "<details class=\"scenario \(result.status.rawValue)\" id=\"\(ReportText.html(anchor))\" "
             + "data-scenario=\"\(ReportText.html(result.scenario))\"\(open ? " open" : "")>"
         html += "<summary>\(HTMLReportWriter.badge(result.status.rawValue)) <span class=\"scenario-id\">\(ReportText.html(result.scenario))</span>"
             + " <span class=\"muted\">\(ReportText.html(result.flow)) · \(result.exchanges) exchanges · "
             + "\(String(format: "%.2f", result.seconds)) s</span></summary>"
+        if let about = result.about {
+            html += "<div class=\"about\"><p class=\"title\"><strong>\(ReportText.html(about.title))</strong></p>"
+                + "<p class=\"muted\">\(ReportText.html(about.description))</p>"
+                + "<p><strong>Expected:</strong> \(ReportText.html(about.expectation))</p></div>"
+        }
         if let reason = result.reason { html += "<p class=\"reason\">\(ReportText.html(reason))</p>" }
         html += verdictTable(result, anchor: anchor, checks: checks)
         if let client = result.client { html += clientBlock(client) }
@@ -36,8 +41,11 @@ enum HTMLScenarioView {
 
     static func verdictTable(_ result: ScenarioResult, anchor: String, checks: [String: CheckInfo]) -> String {
         guard !result.verdicts.isEmpty else { return "" }
+        // The root cause first: the failed precise checks, the failed outcome checks, the rest.
+        let failed = result.failedRequired
+        let ordered = failed + result.verdicts.filter { verdict in !failed.contains(verdict) }
         var html = "<table class=\"verdicts\"><thead><tr><th>check</th><th>level</th><th>status</th><th>reason</th><th>evidence</th></tr></thead><tbody>"
-        for verdict in result.verdicts {
+        for verdict in ordered {
             let status = verdict.status.rawValue
             let evidence = verdict.evidence.map { e -> String in
                 var item = ""
@@ -64,6 +72,8 @@ enum HTMLScenarioView {
         if let outcome = client.outcome { facts.append("outcome “\(outcome)”") }
         if let error = client.error { facts.append("error: \(error)") }
         if let problem = client.reportProblem { facts.append("report problem: \(problem)") }
+        if let signal = client.signal { facts.append("ended by signal \(signal)") }
+        if let startFailure = client.startFailure { facts.append("could not start: \(startFailure)") }
         var html = "<p class=\"client\"><strong>client:</strong> \(ReportText.html(facts.joined(separator: "; ")))</p>"
         if let stderr = client.stderrTail {
             html += "<details class=\"stderr\"><summary>client stderr (tail)</summary><pre>\(ReportText.html(stderr))</pre></details>"

@@ -27,7 +27,7 @@ public enum JUnitWriter {
                         counts.tests += 1
                         cases.append(testcase(result, verdict, checks[verdict.check], &counts))
                     }
-                    if result.status == .error || result.status == .skipped || result.verdicts.isEmpty {
+                    if result.status == .error || result.status == .crashed || result.status == .skipped || result.verdicts.isEmpty {
                         counts.tests += 1
                         cases.append(runCase(result, &counts))
                     }
@@ -77,6 +77,7 @@ public enum JUnitWriter {
         case .fail:
             counts.failures += 1
             var body = "\(verdict.check): \(verdict.reason)\n"
+            body += about(result)
             if let check { body += "check: \(check.purpose)\nreference: \(check.reference)\n" }
             if !verdict.evidence.isEmpty { body += "evidence:\n" + ReportText.evidence(verdict.evidence) + "\n" }
             body += "details: report.html#\(ReportText.anchor(result.scenario))\n"
@@ -88,6 +89,12 @@ public enum JUnitWriter {
         }
     }
 
+    /// The scenario's title, description and expectation, for a failure's text.
+    static func about(_ result: ScenarioResult) -> String {
+        guard let about = result.about else { return "" }
+        return "scenario: \(about.title)\n\(about.description)\nexpected: \(about.expectation)\n"
+    }
+
     /// The testcase standing for the run itself: an error, a skip, or a scenario with no
     /// verdict at all.
     static func runCase(_ result: ScenarioResult,
@@ -95,16 +102,18 @@ public enum JUnitWriter {
         let open = "    <testcase classname=\"\(ReportText.xml(result.scenario))\" name=\"(run)\" time=\"\(ReportText.seconds(result.seconds))\""
         let reason = result.reason ?? result.status.rawValue
         switch result.status {
-        case .error:
+        case .error, .crashed:
             counts.errors += 1
-            var body = reason + "\n"
+            var body = reason + "\n" + about(result)
             if let client = result.client {
                 if let status = client.status { body += "client exit status: \(status)\n" }
                 if client.timedOut { body += "client timed out\n" }
                 if let error = client.error { body += "client error: \(error)\n" }
+                if let signal = client.signal { body += "client ended by signal \(signal)\n" }
                 if let stderr = client.stderrTail { body += "client stderr (tail):\n\(stderr)\n" }
             }
-            return open + ">\n      <error type=\"scenario-error\" message=\"\(ReportText.xml(ReportText.oneLine(reason)))\">"
+            let type = result.status == .crashed ? "client-crashed" : result.client?.startFailure != nil ? "client-setup" : "scenario-error"
+            return open + ">\n      <error type=\"\(type)\" message=\"\(ReportText.xml(ReportText.oneLine(reason)))\">"
                 + ReportText.xml(body) + "</error>\n    </testcase>"
         case .skipped:
             counts.skipped += 1

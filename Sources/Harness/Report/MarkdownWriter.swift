@@ -1,20 +1,25 @@
 import Foundation
 
 /// A Markdown summary fit for a CI job summary (`$GITHUB_STEP_SUMMARY`): per run the
-/// pass/fail counts per flow, then each failed or errored scenario with its failed checks in
-/// one line each, linked into the HTML report by anchor.
+/// pass/fail counts per flow, then each failed, crashed or errored scenario — its title, what
+/// it expected and why, its root-cause check first — linked into the HTML report by anchor.
 public enum MarkdownWriter {
     public static func render(_ report: ConformanceReport, htmlFile: String = ReportFormat.html.fileName) -> String {
         var lines: [String] = []
         for run in report.runs {
             let counts = run.counts
-            let verdict = counts.fail + counts.error == 0 ? "✅ conformant" : "❌ not conformant"
+            let verdict = counts.clean ? "✅ conformant" : "❌ not conformant"
             lines.append("# SAMLHarness conformance: \(cell(run.label)) — \(verdict)")
             lines.append("")
-            var about = "\(counts.total) scenarios: **\(counts.pass) pass**, **\(counts.fail) fail**, \(counts.error) error, \(counts.skipped) skipped"
+            var about = "\(counts.total) scenarios: **\(counts.pass) pass**, **\(counts.fail) fail**, "
+                + (counts.crashed > 0 ? "**\(counts.crashed) crashed**, " : "") + "\(counts.error) error, \(counts.skipped) skipped"
             if let seconds = run.durationSeconds { about += String(format: " in %.1f s", seconds) }
             if let scale = run.timeScale { about += String(format: " (time scale %g: deliberate waits ×%g)", scale, scale) }
             lines.append(about + ".  ")
+            if let interrupted = run.interrupted {
+                lines.append("⚠️ **Interrupted by \(cell(interrupted))**: only the scenarios that finished are counted; "
+                             + "those stopped are errors and the rest did not run.  ")
+            }
             lines.append("Catalog `\(run.catalog.digest.prefix(19))…` (\(run.catalog.scenarios.count) scenarios)"
                          + (run.shards.isEmpty ? "" : ", shards \(run.shards.joined(separator: ", "))")
                          + ", samlharness \(cell(run.harnessVersion)), started \(cell(run.started)).")
@@ -24,24 +29,28 @@ public enum MarkdownWriter {
                 lines.append("⚠️ \(missing.count) scenarios of the catalog are in no shard of this report.")
             }
             lines.append("")
-            lines.append("| flow | scenarios | pass | fail | error | skipped |")
-            lines.append("|---|---:|---:|---:|---:|---:|")
+            lines.append("| flow | scenarios | pass | fail | crashed | error | skipped |")
+            lines.append("|---|---:|---:|---:|---:|---:|---:|")
             let flows = Dictionary(grouping: run.results, by: \.flow)
             for flow in flows.keys.sorted() {
                 let c = StatusCounts(flows[flow] ?? [])
-                lines.append("| \(cell(flow)) | \(c.total) | \(c.pass) | \(c.fail) | \(c.error) | \(c.skipped) |")
+                lines.append("| \(cell(flow)) | \(c.total) | \(c.pass) | \(c.fail) | \(c.crashed) | \(c.error) | \(c.skipped) |")
             }
-            lines.append("| **all** | \(counts.total) | \(counts.pass) | \(counts.fail) | \(counts.error) | \(counts.skipped) |")
+            lines.append("| **all** | \(counts.total) | \(counts.pass) | \(counts.fail) | \(counts.crashed) | \(counts.error) | \(counts.skipped) |")
             lines.append("")
-            let failing = run.results.filter { $0.status == .fail || $0.status == .error }
+            let failing = run.results.filter { $0.status == .fail || $0.status == .crashed || $0.status == .error }
             guard !failing.isEmpty else { continue }
             lines.append("## Failures")
             lines.append("")
             for result in failing {
                 let link = "\(htmlFile)#\(ReportText.anchor(result.scenario))"
-                let icon = result.status == .error ? "⚠️ error" : "❌ fail"
+                let icon = result.status == .error ? "⚠️ error" : result.status == .crashed ? "💥 crashed" : "❌ fail"
                 lines.append("- \(icon) [`\(code(result.scenario))`](\(link)): \(cell(ReportText.oneLine(result.reason ?? "", limit: 200)))")
-                for verdict in result.verdicts where verdict.status == .fail {
+                if let about = result.about {
+                    lines.append("  - *\(cell(about.title))* — expected \(cell(ReportText.oneLine(about.expectation, limit: 300)))")
+                }
+                let failed = result.failedRequired + result.verdicts.filter { $0.status == .fail && $0.level == .recommended }
+                for verdict in failed {
                     let exchange = verdict.evidence.first?.exchange
                     let target = exchange.map { "\(htmlFile)#\(ReportText.anchor(result.scenario, exchange: $0))" } ?? link
                     lines.append("  - [`\(code(verdict.check))`](\(target))\(verdict.level == .recommended ? " (recommended)" : ""): "
@@ -75,6 +84,7 @@ public enum MarkdownWriter {
         switch status {
         case .pass: "✅"
         case .fail: "❌"
+        case .crashed: "💥"
         case .error: "⚠️"
         case .skipped: "⏭"
         }

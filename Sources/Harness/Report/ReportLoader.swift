@@ -101,6 +101,7 @@ public enum ReportLoader {
         var catalog: CatalogInfo?
         var harnessVersion: String?
         var duration: Double?
+        var interrupted: String?
         var results: [ScenarioResult] = []
         let decoder = JSONDecoder()
         for (index, line) in lines.enumerated() where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) {
@@ -119,7 +120,9 @@ public enum ReportLoader {
                     catalog = meta.catalog
                     harnessVersion = meta.harnessVersion
                 case "end":
-                    duration = try decoder.decode(RunMetaLine.self, from: Data(line)).durationSeconds
+                    let end = try decoder.decode(RunMetaLine.self, from: Data(line))
+                    duration = end.durationSeconds
+                    interrupted = end.interrupted
                 case let event?:
                     throw ReportInputError(file: file, line: number, message: "unknown event `\(event)`")
                 case nil:
@@ -140,7 +143,7 @@ public enum ReportLoader {
         let run = RunReport(client: header.client, harnessVersion: harnessVersion ?? "unknown",
                             catalog: catalog ?? .of(ids: header.catalog), shards: header.shard.map { [$0] } ?? [],
                             started: header.started, durationSeconds: duration, jobs: header.jobs, timeScale: header.timeScale,
-                            evaluatedChecks: header.evaluatedChecks, results: results)
+                            evaluatedChecks: header.evaluatedChecks, results: results, interrupted: interrupted)
         // A trace that says it was not masked was written with --show-secrets; the report
         // keeps it as it is, and says so.
         let masked = results.allSatisfy { $0.trace?.masked ?? true }

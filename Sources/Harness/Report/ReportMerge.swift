@@ -46,7 +46,8 @@ public enum ReportMerge {
             jobs: runs.compactMap(\.run.jobs).max(),
             // Shards run at different time scales have no one scale to show.
             timeScale: Set(runs.map { $0.run.timeScale ?? 1 }).count == 1 ? first.run.timeScale : nil,
-            evaluatedChecks: Array(Set(runs.flatMap(\.run.evaluatedChecks))).sorted(), results: results)
+            evaluatedChecks: Array(Set(runs.flatMap(\.run.evaluatedChecks))).sorted(), results: results,
+            interrupted: runs.compactMap(\.run.interrupted).first)
         return ConformanceReport(runs: [merged], secretsMasked: inputs.allSatisfy(\.report.secretsMasked))
     }
 

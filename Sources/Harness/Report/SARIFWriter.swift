@@ -25,13 +25,14 @@ public enum SARIFWriter {
         var results: [[String: Any]] = []
         var notifications: [[String: Any]] = []
         for result in run.results {
-            for verdict in result.verdicts where verdict.status == .fail {
+            let failed = result.failedRequired + result.verdicts.filter { $0.status == .fail && $0.level == .recommended }
+            for verdict in failed {
                 results.append(self.result(result, verdict, ruleIndex[verdict.check], run.catalog.sources?[result.scenario]))
             }
-            if result.status == .error {
+            if result.status == .error || result.status == .crashed {
                 notifications.append([
                     "level": "error",
-                    "message": ["text": "\(result.scenario): \(result.reason ?? "error")"],
+                    "message": ["text": "\(result.scenario): \(result.status == .crashed ? "crashed: " : "")\(result.reason ?? "error")"],
                     "locations": [["logicalLocations": [logicalLocation(result)]]],
                 ])
             }
@@ -77,10 +78,11 @@ public enum SARIFWriter {
 
     static func result(_ result: ScenarioResult, _ verdict: Verdict, _ ruleIndex: Int?,
                        _ source: CatalogInfo.ScenarioSource?) -> [String: Any] {
-        var text = "\(result.scenario): \(verdict.check) failed: \(verdict.reason)"
+        var text = "\(result.scenario)" + (result.about.map { " (\($0.title))" } ?? "") + ": \(verdict.check) failed: \(verdict.reason)"
         if let first = verdict.evidence.first {
             text += " (evidence: " + (first.exchange.map { "exchange #\($0): " } ?? "") + ReportText.oneLine(first.detail, limit: 200) + ")"
         }
+        if let about = result.about { text += ". Expected: " + ReportText.oneLine(about.expectation, limit: 400) }
         var location: [String: Any] = ["logicalLocations": [logicalLocation(result)]]
         if let source {
             var physical: [String: Any] = ["artifactLocation": ["uri": source.file]]
@@ -97,6 +99,9 @@ public enum SARIFWriter {
                 "scenario": result.scenario,
                 "flow": result.flow,
                 "scenarioStatus": result.status.rawValue,
+                "scenarioTitle": result.about?.title ?? "",
+                "scenarioDescription": result.about?.description ?? "",
+                "expected": result.about?.expectation ?? "",
                 "evidence": verdict.evidence.map { evidence -> [String: Any] in
                     var e: [String: Any] = ["detail": evidence.detail]
                     if let exchange = evidence.exchange { e["exchange"] = exchange }

@@ -20,6 +20,8 @@ public struct ClientProcessRunner: Sendable {
         public var seconds: Double
         /// Why it was stopped before its timeout (``run(command:directory:environment:timeout:stop:)``).
         public var stopped: String?
+        /// The signal that ended it, when one did (`status` is then 128 + it).
+        public var signal: Int32?
     }
 
     public var outputLimit = 64 * 1024
@@ -120,9 +122,10 @@ public struct ClientProcessRunner: Sendable {
         kill(-pid, SIGKILL)
         let out = stdoutReader.finish(deadline: Date().addingTimeInterval(grace))
         let err = stderrReader.finish(deadline: Date().addingTimeInterval(grace))
-        let exit: Int32 = Self.exited(status) ? Self.exitStatus(status) : 128 + Self.termSignal(status)
+        let signal: Int32? = Self.exited(status) ? nil : Self.termSignal(status)
+        let exit: Int32 = signal.map { 128 + $0 } ?? Self.exitStatus(status)
         return Outcome(status: exit, timedOut: timedOut, stdout: out, stderr: err, launchError: nil,
-                       seconds: Date().timeIntervalSince(started), stopped: stopped)
+                       seconds: Date().timeIntervalSince(started), stopped: stopped, signal: signal)
     }
 
     /// The attributes every child gets: a process group of its own (so the whole group can be

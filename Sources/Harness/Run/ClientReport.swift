@@ -112,6 +112,10 @@ public struct ClientExecution: Sendable, Equatable {
     /// Driven by hand (`serve --scenario --verdicts-out`): there is no client report; the
     /// expectation is judged from what the mocks served.
     public var byHand = false
+    /// The signal that ended the client's process, when one did.
+    public var signal: Int32?
+    /// Why the client could not start — a setup mistake, not a verdict (``ClientEnding/startFailure(status:stderr:command:)``).
+    public var startFailure: String?
 
     /// A session driven by hand, ended after `seconds`.
     public static func byHand(seconds: Double) -> ClientExecution {
@@ -137,6 +141,11 @@ public struct ClientExecution: Sendable, Equatable {
     public var claimsSuccess: Bool {
         status == 0 && !timedOut && (report?.outcome.map { $0.lowercased() == "success" } ?? true)
     }
+
+    /// How the client crashed, when it did: a signal (one the runner did not send), or an
+    /// unhandled exception's trace and no result file. Nil for a client that exited and
+    /// reported (``ClientEnding/crash(_:)``).
+    public var crash: String? { ClientEnding.crash(self) }
 
     /// Everything the client said about an error: the report's error, then stderr and stdout.
     public var errorText: String {

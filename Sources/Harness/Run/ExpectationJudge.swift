@@ -21,7 +21,7 @@ public enum ExpectationJudge {
         if !uses.contains(where: { $0.id == "flow.no-false-success" }) { uses.append(CheckUse(id: "flow.no-false-success")) }
         return uses.map { use in
             switch use.id {
-            case "flow.resource-obtained": resourceObtained(use, execution, truth)
+            case "flow.resource-obtained": resourceObtained(use, execution, truth, scenario: scenario, entries: entries)
             case "flow.failure-reported": failureReported(use, scenario, execution, truth, entries: entries)
             case "flow.no-false-success": noFalseSuccess(use, execution, truth)
             default:
@@ -47,7 +47,8 @@ public enum ExpectationJudge {
         }
     }
 
-    static func resourceObtained(_ use: CheckUse, _ execution: ClientExecution, _ truth: Truth) -> Verdict {
+    static func resourceObtained(_ use: CheckUse, _ execution: ClientExecution, _ truth: Truth,
+                                 scenario: Scenario? = nil, entries: [TrafficEntry] = []) -> Verdict {
         if execution.byHand {
             // A device or simulator writes no report: the resource counts as obtained when the
             // mocks served it (a 2xx answer carrying the secret, ticket validation or book).
@@ -55,6 +56,13 @@ public enum ExpectationJudge {
                 return Verdict(check: use.id, level: use.level, status: .pass,
                                reason: "the mocks served the \(token.kind) to the client (by hand: no client report)",
                                evidence: [Evidence(exchange: token.exchange, detail: token.kind, excerpt: token.value)])
+            }
+            // The SP's page states its refusal; so does the verdict.
+            if let scenario, let refused = RefusalEvidence.byHand(scenario, entries) {
+                return Verdict(check: use.id, level: use.level, status: .fail,
+                               reason: "\(refused.words), and the mocks never served the resource (by hand: no client report)",
+                               evidence: [Evidence(exchange: refused.refusal.entry.sequence, mock: refused.refusal.entry.mock,
+                                                   detail: "the SP's refusal (\(refused.refusal.code))")])
             }
             return Verdict(check: use.id, level: use.level, status: .fail,
                            reason: "the mocks never served the resource to the client (by hand: no client report)")
@@ -83,7 +91,18 @@ public enum ExpectationJudge {
                 return verdict(.fail, "the mocks served the \(token.kind) where the login had to fail",
                                [Evidence(exchange: token.exchange, detail: token.kind, excerpt: token.value)])
             }
-            return verdict(.pass, "the resource was never served; by hand, what the app showed (`\(scenario.expect.error ?? "")` expected) is for you to see")
+            let shown = "by hand, what the app showed\(scenario.expect.error.map { " (`\($0)` expected)" } ?? "") is for you to see"
+            if let refused = RefusalEvidence.byHand(scenario, entries) {
+                return verdict(.pass, "\(refused.words), and the resource was never served; " + shown,
+                               [Evidence(exchange: refused.refusal.entry.sequence, mock: refused.refusal.entry.mock,
+                                         detail: "the SP's refusal (\(refused.refusal.code))")])
+            }
+            return verdict(.pass, "the resource was never served; " + shown)
+        }
+        // Crashing is not reporting (docs/running-clients.md, "What counts as reporting").
+        if let crash = execution.crash {
+            return verdict(.fail, "the client crashed (\(crash)); a crash is not a reported failure",
+                           [Evidence(detail: "the client's last output", excerpt: excerpt(ClientEnding.lastLines(execution)))])
         }
         // One rule for every token: a client that does not validate SAML itself hands the
         // token to the relying party, whose verdict counts.

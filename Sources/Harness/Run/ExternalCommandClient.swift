@@ -42,6 +42,12 @@ public struct ExternalCommandClient: ClientAdapter {
         var execution = ClientExecution(status: outcome.status, timedOut: outcome.timedOut, stdout: outcome.stdout,
                                         stderr: outcome.stderr, report: report, reportProblem: problem,
                                         launchError: outcome.launchError, seconds: outcome.seconds, stopped: outcome.stopped)
+        execution.signal = outcome.signal
+        if !outcome.timedOut, outcome.stopped == nil {
+            execution.startFailure = ClientEnding.startFailure(status: outcome.status, stderr: outcome.stderr,
+                                                               reportWritten: FileManager.default.fileExists(atPath: resultFile.path),
+                                                               command: command)
+        }
         execution.ended = ended
         return execution
     }

@@ -77,7 +77,7 @@ public struct ScenarioRunner: Sendable {
                     client summary: ScenarioResult.ClientSummary? = nil) -> ScenarioResult {
             ScenarioResult(scenario: scenario.id, flow: scenario.flow.rawValue, status: status, reason: reason,
                            verdicts: verdicts, seconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
-                           exchanges: exchanges, client: summary, trace: trace)
+                           exchanges: exchanges, client: summary, trace: trace, about: ScenarioResult.About(scenario))
         }
         guard client.supports(scenario.flow) else {
             return finish(.skipped, "the client does not support flow \(scenario.flow.rawValue)")
@@ -125,9 +125,14 @@ public struct ScenarioRunner: Sendable {
         let summary = ScenarioResult.ClientSummary(
             status: execution.status, timedOut: execution.timedOut, outcome: execution.report?.outcome,
             error: execution.report?.error, reportProblem: execution.reportProblem,
-            stderrTail: execution.stderr.isEmpty ? nil : String(execution.stderr.suffix(2000)))
+            stderrTail: execution.stderr.isEmpty ? nil : String(execution.stderr.suffix(2000)),
+            signal: execution.signal, startFailure: execution.launchError.map { "the client could not start: \($0)" } ?? execution.startFailure)
+        // A setup mistake is not a verdict: nothing is judged.
         if let launchError = execution.launchError {
             return finish(.error, "the client could not start: \(launchError)", exchanges: entries.count, client: summary)
+        }
+        if let startFailure = execution.startFailure {
+            return finish(.error, startFailure, exchanges: entries.count, client: summary)
         }
         // The checks judge the traffic even of a client that had to be stopped: why it hung
         // (a password loop, a redirect loop) is in there.
@@ -140,11 +145,18 @@ public struct ScenarioRunner: Sendable {
             return finish(.error, "the client did not finish within \(String(format: "%g", timeout)) s and was stopped",
                           verdicts: verdicts, exchanges: entries.count, client: summary)
         }
+        // Crashing is not reporting: the checks still judge its traffic, but the scenario is
+        // `crashed`, with the last lines the client wrote.
+        if let crash = execution.crash {
+            let lines = ClientEnding.lastLines(execution)
+            return finish(.crashed, "the client crashed: \(crash)" + (lines.isEmpty ? "" : "; its last output:\n" + lines),
+                          verdicts: verdicts, exchanges: entries.count, client: summary)
+        }
         let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
         if failed.isEmpty, let unexercised = scenario.unexercised(verdicts) {
             return finish(.error, unexercised, verdicts: verdicts, exchanges: entries.count, client: summary)
         }
-        return finish(failed.isEmpty ? .pass : .fail, failed.first.map { "\($0.check): \($0.reason)" },
+        return finish(failed.isEmpty ? .pass : .fail, ScenarioResult.headline(verdicts),
                       verdicts: verdicts, exchanges: entries.count, client: summary)
     }
 
@@ -171,8 +183,9 @@ public struct ScenarioRunner: Sendable {
         let unexercised = failed.isEmpty ? scenario.unexercised(verdicts) : nil
         return ScenarioResult(scenario: scenario.id, flow: scenario.flow.rawValue,
                               status: unexercised != nil ? .error : failed.isEmpty ? .pass : .fail,
-                              reason: unexercised ?? failed.first.map { "\($0.check): \($0.reason)" }, verdicts: verdicts,
-                              seconds: (seconds * 1000).rounded() / 1000, exchanges: entries.count, client: nil)
+                              reason: unexercised ?? ScenarioResult.headline(verdicts), verdicts: verdicts,
+                              seconds: (seconds * 1000).rounded() / 1000, exchanges: entries.count, client: nil,
+                              about: ScenarioResult.About(scenario))
     }
 
     /// How long the mocks wait for exchanges in flight once the client has finished: only a
