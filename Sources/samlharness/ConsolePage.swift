@@ -14,8 +14,31 @@
 /// `div.exchange[data-seq][data-mock][data-method]` with `.details` when open,
 /// `div.message[data-name]` with `pre.xml`, `div.verdict[data-check][data-status]`,
 /// `#verdicts-final` (shown once the final verdicts came), `#knobs`, `#exchange-count`,
-/// `#expand-all`.
+/// `#expand-all`, `#notice` (what the session judges, when that needs saying: ``page(judging:notice:)``).
 enum ConsolePage {
+    /// The page for one session. Without a scenario nothing is judged: the page offers no
+    /// `report.html` or `verdicts.json` (they would answer 404). `notice`, plain text with
+    /// `code` in backticks, is shown under the session line.
+    static func page(judging: Bool, notice: String?) -> String {
+        var page = html
+        if !judging, let start = page.range(of: "<!--judged-->"), let end = page.range(of: "<!--/judged-->") {
+            page.removeSubrange(start.lowerBound..<end.upperBound)
+        }
+        let box = notice.map { text in
+            let parts = text.split(separator: "`", omittingEmptySubsequences: false).enumerated().map { index, part in
+                index % 2 == 1 ? "<code>\(escaped(String(part)))</code>" : escaped(String(part))
+            }
+            return #"<p id="notice" class="notice" role="note">"# + parts.joined() + "</p>"
+        }
+        return page.replacingOccurrences(of: "<!--notice-->", with: box ?? "")
+    }
+
+    /// `text` safe inside an HTML element.
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
     static let html: String = #"""
     <!doctype html>
     <html lang="en">
@@ -66,6 +89,7 @@ enum ConsolePage {
     .reach{margin-top:4px;font-size:13px}
     .reach.network{background:#ffebe9;border:2px solid var(--fail);color:#82071e;font-weight:700;padding:4px 10px;border-radius:6px}
     .reach.loopback{color:var(--muted)}
+    .notice{margin:6px 0 0;padding:6px 10px;background:var(--warnbg);border:1px solid #d4a72c;border-radius:6px;font-size:13px}
     details.endpoints{margin-top:4px;font-size:13px}
     details.endpoints>summary{cursor:pointer;color:var(--link)}
     .layout{flex:1;min-height:0;display:grid;grid-template-columns:minmax(0,1fr) 420px}
@@ -193,11 +217,14 @@ enum ConsolePage {
     <span id="status" class="status connecting" role="status" aria-live="polite" title="the event stream from samlharness serve">connecting</span>
     <nav class="downloads" aria-label="Downloads">
     <a id="dl-har" href="traffic.har" download="traffic.har" title="the session's traffic as HAR 1.2">traffic.har</a>
+    <!--judged-->
     <a id="dl-report" href="report.html" target="_blank" rel="noopener" title="this session's conformance report, judged so far">report.html</a>
     <a id="dl-verdicts" href="verdicts.json" download="verdicts.json" title="the verdicts, judged so far" hidden>verdicts.json</a>
+    <!--/judged-->
     </nav>
     </div>
     <div id="session" class="session-line"><span class="muted">waiting for samlharness serve…</span></div>
+    <!--notice-->
     <div id="start" class="start" hidden></div>
     <div id="reach" class="reach" hidden></div>
     <details id="endpoints" class="endpoints"><summary>Endpoints, credentials and the ready line</summary><div id="endpoints-body" class="small"><p class="muted">not known yet</p></div></details>
@@ -937,7 +964,7 @@ enum ConsolePage {
           reach.appendChild(h('code', null, str(s.public_host)));
           reach.appendChild(document.createTextNode('.'));
         }
-        $('dl-verdicts').hidden = !s.scenario;
+        if ($('dl-verdicts')) $('dl-verdicts').hidden = !s.scenario;
         $('verdicts-panel').hidden = !s.scenario && !haveVerdicts;
         renderStart();
         renderEndpoints();

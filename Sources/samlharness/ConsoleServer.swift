@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import MockServers
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// The live console of `samlharness serve` (docs/devices.md): one self-contained page on a
@@ -12,7 +13,8 @@ import Synchronization
 /// every exchange with the SAML decoded (as the report's trace has it), the knobs and the
 /// clock, and, with `--scenario`, the scenario's checks judged on the traffic so far. Its
 /// controls go to the control API in-process (so its loopback-only rule applies to the
-/// console's own client), and it offers the session's HAR, verdicts and HTML report.
+/// console's own client), and it offers the session's HAR and, with a scenario, its verdicts
+/// and HTML report (without one nothing is judged, and the page says so instead).
 ///
 /// | request | what |
 /// |---|---|
@@ -30,6 +32,8 @@ final class ConsoleServer: Sendable {
         /// The address the console (and the mocks) are bound to.
         var host: String
         var publicHost: String?
+        /// What the page must say about what is judged (no scenario; knobs added to one).
+        var notice: String?
     }
 
     let log: TrafficLog
@@ -40,7 +44,10 @@ final class ConsoleServer: Sendable {
     private let masker: SecretMasker
     private let hub = Mutex(Hub())
     private let tasks = Mutex<[Task<Void, Never>]>([])
-    private let application = Mutex<Task<Void, any Error>?>(nil)
+    /// The listener's service group (stopped gracefully) and the task running it.
+    private let application = Mutex<(group: ServiceGroup, run: Task<Void, any Error>)?>(nil)
+    /// The page, made once for the session.
+    let page: [UInt8]
     private let boundURL = Mutex("")
     private let firstStarted = Mutex<Date?>(nil)
     /// The console's URL (for a person: the bound address).
@@ -63,6 +70,7 @@ final class ConsoleServer: Sendable {
         self.control = control
         self.session = session
         masker = SecretMasker(secrets: [session.target?.password, session.target?.secondFactorCode].compactMap { $0 })
+        page = Array(ConsolePage.page(judging: session.scenario != nil, notice: session.notice).utf8)
     }
 
     var reachable: String {
@@ -79,9 +87,11 @@ final class ConsoleServer: Sendable {
                               configuration: .init(address: .hostname(session.host, port: port), serverName: nil),
                               onServerRunning: { channel in readyContinuation.yield(channel.localAddress?.port ?? -1) },
                               logger: logger)
-        // No signal handling of its own: serve's TerminationSignals stops it.
-        let run = Task { try await app.runService(gracefulShutdownSignals: []) }
-        application.withLock { $0 = run }
+        // No signal handling of its own: serve's TerminationSignals stops it, gracefully
+        // (``finish(final:grace:)``): cancelling the listener logs errors on a normal stop.
+        let group = ServiceGroup(configuration: .init(services: [.init(service: app)], gracefulShutdownSignals: [], logger: logger))
+        let run = Task { try await group.run() }
+        application.withLock { $0 = (group, run) }
         let failure = Task {
             _ = await run.result
             readyContinuation.finish()
@@ -111,7 +121,8 @@ final class ConsoleServer: Sendable {
     }
 
     /// Sends the final verdicts (with a scenario), ends every event stream, waits up to
-    /// `grace` for them to drain, and stops the listener.
+    /// `grace` for them to drain, and stops the listener: gracefully (idle connections closed,
+    /// requests in flight answered), cancelled only when that takes longer than `grace`.
     func finish(final result: ScenarioResult?, grace: Duration = .seconds(1)) async {
         if let result {
             let event = Self.event("verdicts", verdictsJSON(result, final: true))
@@ -128,7 +139,14 @@ final class ConsoleServer: Sendable {
         while ContinuousClock.now < deadline, openStreams.load(ordering: .relaxed) > 0 {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        application.withLock { $0 }?.cancel()
+        guard let listener = application.withLock({ $0 }) else { return }
+        await listener.group.triggerGracefulShutdown()
+        let timeout = Task {
+            try? await Task.sleep(for: grace)
+            listener.run.cancel()
+        }
+        _ = await listener.run.result
+        timeout.cancel()
     }
 
     /// Event streams still being written.
@@ -213,7 +231,8 @@ final class ConsoleServer: Sendable {
     }()
 
     func helloJSON(state: Data) -> Data {
-        var session: [String: Any] = ["reachable": reachable, "public_host": self.session.publicHost ?? NSNull()]
+        var session: [String: Any] = ["reachable": reachable, "public_host": self.session.publicHost ?? NSNull(),
+                                      "notice": self.session.notice ?? NSNull()]
         if let scenario = self.session.scenario {
             session["scenario"] = scenario.id
             session["title"] = scenario.title
@@ -302,7 +321,7 @@ struct ConsoleResponder: HTTPResponder {
         let path = request.uri.path
         switch (request.method, path) {
         case (.get, "/"), (.get, "/index.html"):
-            return Self.answer(.ok, "text/html; charset=utf-8", Array(ConsolePage.html.utf8))
+            return Self.answer(.ok, "text/html; charset=utf-8", server.page)
         case (.get, "/events"):
             let stream = await server.events()
             let server = server
@@ -320,14 +339,15 @@ struct ConsoleResponder: HTTPResponder {
                                extra: [(.contentDisposition, "attachment; filename=\"traffic.har\"")])
         case (.get, "/verdicts.json"):
             guard let result = server.judged() else {
-                return Self.answer(.notFound, "application/json", Array(#"{"error": "no scenario: start serve with --scenario to judge the session"}"#.utf8))
+                return Self.answer(.notFound, "application/json", Array(#"{"error": "nothing is judged without a scenario: start serve with --scenario FILE to judge the session"}"#.utf8))
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             return Self.answer(.ok, "application/json", Array((try? encoder.encode(result)) ?? Data()))
         case (.get, "/report.html"):
             guard let html = server.reportHTML() else {
-                return Self.answer(.notFound, "text/plain; charset=utf-8", Array("no scenario: start serve with --scenario to get a report\n".utf8))
+                return Self.answer(.notFound, "text/plain; charset=utf-8",
+                                   Array("nothing is judged without a scenario: start serve with --scenario FILE to get a report\n".utf8))
             }
             return Self.answer(.ok, "text/html; charset=utf-8", Array(html.utf8))
         default:

@@ -19,7 +19,15 @@ struct ServeCommand: AsyncParsableCommand {
         Prints ONE JSON line on stdout when every mock accepts connections: the base URL of \
         every endpoint and the test users' credentials. Logs go to stderr. With --port 0 (the \
         default) each mock gets an ephemeral port; with --port N the IdP listens on N, the SP \
-        on N+1, the HTTP-auth resources on N+2, the proxy on N+3 and the control API on N+4.
+        on N+1, the HTTP-auth resources on N+2, the proxy on N+3, the control API on N+4, CAS \
+        on N+5, AD FS on N+6 and the circulation manager on N+7: eight ports, and N+8 for the \
+        SP's plain-http twin when a tls knob puts the SP on https. The live console has its own \
+        (--console-port); a replayed recording listens on ephemeral ports, one per recorded origin.
+
+        Without --scenario nothing is judged (the console shows the traffic only). With \
+        --scenario, Ctrl-C judges the session from its traffic; --knob, --sp-personality or \
+        --sp-setting change the scenario's mocks, so they need --expect success|failure: the \
+        outcome to judge instead of the scenario's own.
         """)
 
     @Option(help: "The IdP personality: a folder of MockIdP/ (shibboleth, shibboleth-basic, simplesamlphp, generic…).")
@@ -52,10 +60,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("sp-setting"), help: "One mock SP setting by its real name, NAME=VALUE (checkCorrelation=true, ExcludedAlgorithms=rsa-sha1, LimitRequestBody=1048576…); repeatable, applied over the personality. See docs/sp-personalities.md.")
     var spSettings: [String] = []
 
-    @Option(name: .customLong("knob"), help: "A misconfiguration knob, NAME or NAME=VALUE; repeatable (see MockIdP/README.md).")
+    @Option(name: .customLong("knob"), help: "A misconfiguration knob, NAME or NAME=VALUE; repeatable (`samlharness knobs` lists them). With --scenario it needs --expect.")
     var knobs: [String] = []
 
-    @Option(name: .customLong("time-scale"), help: "Replay a recording's server waits (a chain with `delays: true`) times this factor, 0…10 (0: no waits).")
+    @Option(help: ArgumentHelp("With --scenario: judge the session against this outcome, success or failure, instead of the scenario's own expectation. Needed when --knob, --sp-personality or --sp-setting change the scenario's mocks.",
+                               valueName: "outcome"))
+    var expect: String?
+
+    @Option(name: .customLong("time-scale"),
+            help: ArgumentHelp(TimeScaleHelp.meaning + " serve: 0.05…10 (above 1: slower); 0 only for a replayed recording, whose waits it skips. The ready line's knobs show the scaled values.",
+                               valueName: "factor"))
     var timeScale: Double = 1
 
     @Option(name: .customLong("mockidp-dir"), help: "The MockIdP/ directory (default: found above the working directory).")
@@ -95,10 +109,16 @@ struct ServeCommand: AsyncParsableCommand {
             do { try rules.apply(setting) } catch { throw ValidationError("--sp-setting \(setting): \(error)") }
         }
         guard timeScale.isFinite, (0...10).contains(timeScale) else {
-            throw ValidationError("--time-scale must be 0…10, got \(timeScale)")
+            throw ValidationError("--time-scale must be 0.05…10 (0 for a replayed recording), got \(timeScale)")
         }
         if verdictsOut != nil, scenario == nil {
             throw ValidationError("--verdicts-out judges a scenario; give --scenario")
+        }
+        if let expect {
+            guard scenario != nil else { throw ValidationError("--expect judges a scenario; give --scenario") }
+            guard ScenarioExpectation.Outcome(rawValue: expect) != nil else {
+                throw ValidationError("--expect must be success or failure, got \(expect)")
+            }
         }
         guard (0...65_535).contains(consolePort) else { throw ValidationError("--console-port must be 0…65535") }
         if let publicHost {
@@ -136,13 +156,35 @@ struct ServeCommand: AsyncParsableCommand {
                     throw ExitCode(2)
                 }
             }
+            if let loadedScenario, !mockChanges.isEmpty, statedOutcome == nil, loadedScenario.flow != .replay {
+                FileHandle.standardError.write(Data("error: \(Self.unstatedOutcome(loadedScenario, changes: mockChanges))\n".utf8))
+                throw ExitCode(2)
+            }
+            // `real_time` scenarios keep the real clock, as in `run`.
+            var scale = timeScale
+            if let loadedScenario, loadedScenario.realTime == true, timeScale != 1 {
+                logger.notice("scenario \(loadedScenario.id) is marked real_time: it keeps the real clock (--time-scale ignored)")
+                scale = 1
+            }
             if let loadedScenario, loadedScenario.flow == .replay {
-                if publicHost != nil {
-                    FileHandle.standardError.write(Data("error: --public-host does not apply to a replayed recording (its listeners keep their loopback URLs); leave it out\n".utf8))
-                    throw ExitCode(2)
+                let refused = (publicHost != nil ? [("--public-host", "its listeners keep their loopback URLs")] : [])
+                    + (mockChanges.isEmpty ? [] : [(mockChanges.joined(separator: " "), "it replays what the real servers answered; there are no mocks to change")])
+                for (option, why) in refused {
+                    FileHandle.standardError.write(Data("error: \(option) does not apply to a replayed recording (\(why)); leave it out\n".utf8))
                 }
-                try await serveReplay(loadedScenario, directory: directory, started: started, logger: logger)
+                if !refused.isEmpty { throw ExitCode(2) }
+                var replayed = loadedScenario
+                var notice: String?
+                if let outcome = statedOutcome {
+                    notice = Self.statedNotice(loadedScenario, outcome: outcome, changes: [])
+                    replayed = Self.judged(loadedScenario, knobs: [], spRules: loadedScenario.spRules ?? SPRules(), outcome: outcome)
+                }
+                try await serveReplay(replayed, directory: directory, timeScale: scale, notice: notice, started: started, logger: logger)
                 return
+            }
+            guard scale >= 0.05 else {
+                FileHandle.standardError.write(Data("error: --time-scale \(scale) skips every wait of a replayed recording only; the mocks' waits and the lifetimes racing them take 0.05…10\n".utf8))
+                throw ExitCode(2)
             }
             var loaded = try LoadedProfile.load(named: loadedScenario?.profile ?? profile ?? "shibboleth", from: directory)
             loaded.knobs += try (loadedScenario?.knobs ?? []).map(Knob.init(parsing:))
@@ -150,6 +192,11 @@ struct ServeCommand: AsyncParsableCommand {
             try loaded.useSP(personality: loadedScenario?.sp?.personality, settings: loadedScenario?.sp?.assignments ?? [],
                              mockIdP: directory)
             try loaded.useSP(personality: spPersonality, settings: spSettings, mockIdP: directory)
+            var notice: String? = loadedScenario == nil ? Self.nothingJudged : nil
+            if let scenario = loadedScenario, let outcome = statedOutcome {
+                notice = Self.statedNotice(scenario, outcome: outcome, changes: mockChanges)
+                loadedScenario = Self.judged(scenario, knobs: knobs, spRules: loaded.spRules, outcome: outcome)
+            }
             let seedValue = seed ?? loadedScenario?.effectiveSeed
             let ids: any IDGenerator = seedValue.map { SeededIDGenerator(seed: $0) } ?? RandomIDGenerator()
             let mocksClock = Self.makeClock(start: clock ?? loadedScenario?.clock?.start,
@@ -163,27 +210,29 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let suite = try await MockSuite.start(profile: loaded, host: host, basePort: port, spMetadata: metadata,
                                                   clock: mocksClock, ids: ids, mockIdPDirectory: directory,
-                                                  publicHost: publicHost, logger: logger)
+                                                  publicHost: publicHost, timeScale: scale, logger: logger)
             let elapsed = ContinuousClock.now - started
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let ready = suite.readyInfo(startupMilliseconds: (milliseconds * 10).rounded() / 10)
             var line = try encoder.encode(ready)
-            let target = loadedScenario.map { ScenarioTarget.resolve($0, ready: ready) }
+            let target = loadedScenario.map { ScenarioTarget.resolve($0, ready: ready).scaled(by: scale) }
             if let target {
                 line = try Self.adding("scenario", try encoder.encode(target), to: line)
             }
+            if scale != 1 {
+                line = try Self.adding("time_scale", try encoder.encode(scale), to: line)
+            }
             try await announceAndWait(line, log: suite.log, control: suite.control, scenario: loadedScenario, target: target,
-                                      publicHost: publicHost, logger: logger)
+                                      publicHost: publicHost, notice: notice, logger: logger)
             await suite.stop()
             if let harOut {
                 try suite.log.harJSON().write(to: URL(fileURLWithPath: harOut))
                 logger.notice("wrote \(suite.log.entries.count) exchanges to \(harOut)")
             }
-            if let loadedScenario {
-                try writeVerdicts(loadedScenario, target: ScenarioTarget.resolve(loadedScenario, ready: ready),
-                                  entries: suite.log.entries, started: started)
+            if let loadedScenario, let target {
+                try writeVerdicts(loadedScenario, target: target, entries: suite.log.entries, started: started)
             }
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
@@ -197,12 +246,13 @@ struct ServeCommand: AsyncParsableCommand {
     /// Starts the live console (unless --no-console; its URL goes into the ready line), prints
     /// the ready line, waits for SIGINT/SIGTERM, then sends the pages the final verdicts.
     func announceAndWait(_ readyLine: Data, log: TrafficLog, control: ControlAPI?, scenario: Scenario?, target: ScenarioTarget?,
-                         publicHost: String?, logger: Logger) async throws {
+                         publicHost: String?, notice: String?, logger: Logger) async throws {
         var line = readyLine
         var console: ConsoleServer?
         if !noConsole {
             let server = ConsoleServer(log: log, control: control,
-                                       session: .init(scenario: scenario, target: target, ready: line, host: host, publicHost: publicHost))
+                                       session: .init(scenario: scenario, target: target, ready: line, host: host, publicHost: publicHost,
+                                                      notice: notice))
             try await server.start(port: consolePort, logger: logger)
             line = try Self.adding("console", try JSONSerialization.data(withJSONObject: server.url, options: .fragmentsAllowed), to: line)
             console = server
@@ -211,6 +261,9 @@ struct ServeCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(line + Data("\n".utf8))
         if let console {
             FileHandle.standardError.write(Data("samlharness serve: live console at \(console.url) (\(console.reachable))\n".utf8))
+        }
+        if let notice {
+            FileHandle.standardError.write(Data("samlharness serve: \(notice.replacingOccurrences(of: "`", with: ""))\n".utf8))
         }
         let signal = await termination.wait()
         logger.notice("\(signal): stopping")
@@ -228,7 +281,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Serves a replay scenario's recording (no mocks): one loopback listener per recorded
     /// origin, the ready line naming them and the replayed start URL.
-    func serveReplay(_ scenario: Scenario, directory: URL, started: ContinuousClock.Instant, logger: Logger) async throws {
+    func serveReplay(_ scenario: Scenario, directory: URL, timeScale: Double, notice: String?, started: ContinuousClock.Instant,
+                     logger: Logger) async throws {
         let clock = Self.makeClock(start: clock ?? scenario.clock?.start, frozen: freezeClock || scenario.clock?.frozen == true)
         let session: ReplaySession
         do {
@@ -241,15 +295,20 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        var target = ScenarioTarget.resolve(scenario, ready: nil)
+        // At 0 (no waits at all) the client keeps its real timeouts.
+        var target = ScenarioTarget.resolve(scenario, ready: nil).scaled(by: timeScale > 0 ? timeScale : 1)
         target.start = session.startURL
         target.parameters.merge(session.clientParameters) { current, _ in current }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let ready = ReplayReadyLine(replay: session.readyInfo, scenario: target,
                                     startupMilliseconds: (milliseconds * 10).rounded() / 10)
-        try await announceAndWait(try encoder.encode(ready), log: session.log, control: nil, scenario: scenario, target: target,
-                                  publicHost: nil, logger: logger)
+        var line = try encoder.encode(ready)
+        if timeScale != 1 {
+            line = try Self.adding("time_scale", try encoder.encode(timeScale), to: line)
+        }
+        try await announceAndWait(line, log: session.log, control: nil, scenario: scenario, target: target,
+                                  publicHost: nil, notice: notice, logger: logger)
         await session.stop()
         if let harOut {
             try session.log.harJSON().write(to: URL(fileURLWithPath: harOut))

@@ -179,6 +179,144 @@ import TestSupport
         #expect(status(abandoned, "flow.resource-obtained") == "fail")
         let refused = try await session("web-sso/web-sso.wrong-audience.yaml", login: true)
         #expect(status(refused, "flow.failure-reported") == "pass")
+        // The SP's page states its refusal; so does the verdict.
+        let reason = (refused["verdicts"] as? [[String: Any]])?.first { $0["check"] as? String == "flow.failure-reported" }?["reason"] as? String
+        #expect(reason?.contains("the SP refused the login with audience.mismatch in #") == true, "\(reason ?? "no reason")")
+    }
+
+    @Test func serveRefusesKnobsAddedToAScenarioUnlessTheOutcomeIsStated() async throws {
+        // The scenario expects a login that succeeds; a knob may make it fail. Never judged
+        // silently against the scenario's own expectation: the user says which outcome.
+        let file = Self.scenarios.appendingPathComponent("web-sso/web-sso.shibboleth-form-login.yaml").path
+        for changes in [["--knob", "clock-skew=300"], ["--sp-setting", "checkCorrelation=true"]] {
+            let outcome = try await HarnessBinary.run(["serve", "--scenario", file] + changes + ["--mockidp-dir", SuiteFixture.mockIdP.path])
+            #expect(outcome.status == 2, "\(changes): \(outcome.status) \(outcome.stderr)")
+            #expect(outcome.stderr.contains("changes the mocks of scenario web-sso.shibboleth-form-login"), "\(outcome.stderr)")
+            #expect(outcome.stderr.contains("--expect success or --expect failure"))
+        }
+        let bad = try await HarnessBinary.run(["serve", "--scenario", file, "--knob", "expired", "--expect", "maybe"])
+        #expect(bad.status == 64 || bad.status == 2)
+        #expect(bad.stderr.contains("--expect must be success or failure"))
+        let noScenario = try await HarnessBinary.run(["serve", "--expect", "failure"])
+        #expect(noScenario.status == 64 || noScenario.status == 2)
+        #expect(noScenario.stderr.contains("--expect judges a scenario"))
+        let recorded = Self.scenarios.appendingPathComponent("recorded/shibboleth-login.yaml").path
+        let replay = try await HarnessBinary.run(["serve", "--scenario", recorded, "--knob", "expired", "--expect", "failure",
+                                                  "--mockidp-dir", SuiteFixture.mockIdP.path])
+        #expect(replay.status == 2)
+        #expect(replay.stderr.contains("--knob expired does not apply to a replayed recording (it replays what the real servers answered"), "\(replay.stderr)")
+    }
+
+    @Test func aKnobAddedWithAStatedFailureIsJudgedAgainstItAndTheVerdictNamesTheSPsRefusal() async throws {
+        // `clock-skew=300` on the everyday login: the SP refuses the Response as not yet
+        // valid, and the SP's page says `message.not-yet-valid`. With --expect failure the
+        // session is judged against a failure, and the verdict — in the console and in the
+        // verdicts file — names the refusal.
+        let file = Self.scenarios.appendingPathComponent("web-sso/web-sso.shibboleth-form-login.yaml").path
+        let verdicts = FileManager.default.temporaryDirectory.appendingPathComponent("verdicts-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: verdicts) }
+        let serve = try ServeProcess(["--scenario", file, "--knob", "clock-skew=300", "--expect", "failure",
+                                      "--verdicts-out", verdicts.path, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        var stopped = false
+        defer { if !stopped { serve.stop() } }
+        let scenario = try #require(serve.ready["scenario"] as? [String: Any])
+        #expect((scenario["expect"] as? [String: Any])?["outcome"] as? String == "failure")
+        #expect(!(scenario["checks"] as? [String] ?? []).contains("flow.resource-obtained"))
+        #expect((serve.ready["knobs"] as? [String])?.contains("clock-skew=300") == true)
+        let browser = TestBrowser()
+        let user = TestUser(username: "alice", password: try #require(serve.url("scenario", "password")))
+        let refusedPage = try await SuiteFixture.completeLogin(browser, from: try await browser.get(try #require(serve.url("scenario", "start"))),
+                                                               user: user)
+        #expect(refusedPage.body.contains("message.not-yet-valid"), "the SP's page: \(refusedPage.status) \(refusedPage.body.prefix(300))")
+        let console = try #require(serve.ready["console"] as? String)
+        let page = try await browser.get(console)
+        #expect(page.body.contains("<code>--knob clock-skew=300</code> changed the mocks of this scenario"))
+        #expect(page.body.contains("not the scenario&#39;s own expectation") || page.body.contains("not the scenario's own expectation"))
+        let live = try await browser.get(console + "verdicts.json")
+        #expect(live.body.contains("the SP refused the login with message.not-yet-valid in #"), "\(live.body.prefix(2000))")
+        try await browser.shutdown()
+        let (status, stderr) = serve.stop()
+        stopped = true
+        #expect(status == 0, "\(stderr)")
+        #expect(stderr.contains("judged against --expect failure (the login fails), not the scenario's own expectation (the login succeeds)"))
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: verdicts)) as? [String: Any])
+        #expect(result["status"] as? String == "pass", "\(result["reason"] ?? "")")
+        let rows = result["verdicts"] as? [[String: Any]] ?? []
+        let failure = try #require(rows.first { $0["check"] as? String == "flow.failure-reported" })
+        #expect(failure["status"] as? String == "pass")
+        #expect((failure["reason"] as? String)?.hasPrefix("the SP refused the login with message.not-yet-valid in #") == true,
+                "\(failure["reason"] ?? "")")
+        #expect(!rows.contains { $0["check"] as? String == "flow.resource-obtained" })
+        #expect(stderr.contains("message.not-yet-valid"))
+    }
+
+    @Test func aByHandFailureToObtainTheResourceNamesTheSPsRefusal() async throws {
+        // The by-hand verdict of a login the SP refused names the refusal, pass or fail.
+        let entries = try await Self.refusedLoginTraffic()
+        let scenario = try ScenarioLoader(mockIdPDirectory: SuiteFixture.mockIdP)
+            .load(file: Self.scenarios.appendingPathComponent("web-sso/web-sso.shibboleth-form-login.yaml"))
+        let target = ScenarioTarget.resolve(scenario, ready: nil)
+        let result = ScenarioRunner.judgeByHand(scenario, target: target, entries: entries, seconds: 1)
+        let verdict = try #require(result.verdicts.first { $0.check == "flow.resource-obtained" })
+        #expect(verdict.status == .fail)
+        #expect(verdict.reason.hasPrefix("the SP refused the login with message.not-yet-valid in #"), "\(verdict.reason)")
+        #expect(verdict.evidence.first?.mock == "sp")
+    }
+
+    /// A browser login refused by the SP (`clock-skew=300`), on in-process mocks: its traffic.
+    static func refusedLoginTraffic() async throws -> [TrafficEntry] {
+        var profile = try LoadedProfile.load(named: "shibboleth", from: SuiteFixture.mockIdP)
+        profile.knobs = [.clockSkew(300)]
+        let suite = try await MockSuite.start(profile: profile)
+        let browser = TestBrowser()
+        do {
+            _ = try await SuiteFixture.completeLogin(browser, from: try await browser.get(suite.readyInfo().sp.secure),
+                                                     user: SuiteFixture.user(suite, "alice"))
+        } catch {}
+        try await browser.shutdown()
+        await suite.stop()
+        return suite.log.entries
+    }
+
+    @Test func aMistypedKnobGetsADidYouMeanNotTheWholeList() async throws {
+        let outcome = try await HarnessBinary.run(["serve", "--knob", "clok-skew=300"])
+        #expect(outcome.status == 64 || outcome.status == 2)
+        #expect(outcome.stderr.contains("unknown knob `clok-skew` (did you mean `clock-skew`?)"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("`samlharness knobs` lists every knob"))
+        #expect(!outcome.stderr.contains("cm-token-lifetime"), "no dump of every knob name")
+        let tls = try await HarnessBinary.run(["serve", "--knob", "tls-expird=idp"])
+        #expect(tls.stderr.contains("(did you mean `tls-expired`?)"), "\(tls.stderr)")
+    }
+
+    @Test func serveHelpNamesThePortsServeOpens() async throws {
+        // `--port N`: the ports the ready line shows are the ones the help names.
+        let help = try await HarnessBinary.run(["serve", "--help"])
+        let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let stated: [(String, Int)] = [("idp", 0), ("sp", 1), ("auth", 2), ("proxy", 3), ("control", 4), ("cas", 5), ("adfs", 6), ("cm", 7)]
+        for phrase in ["the IdP listens on N,", "the SP on N+1,", "the HTTP-auth resources on N+2,", "the proxy on N+3,",
+                       "the control API on N+4,", "CAS on N+5,", "AD FS on N+6", "the circulation manager on N+7",
+                       "N+8 for the SP's plain-http twin"] {
+            #expect(text.contains(phrase), "serve --help: \(phrase)")
+        }
+        // Eight consecutive free ports below the ephemeral range (a parallel test's
+        // connection may take any ephemeral one); another base when one is taken.
+        var serve: ServeProcess?
+        var base = 0
+        for _ in 0..<8 where serve == nil {
+            base = Int.random(in: 20_000...32_000)
+            serve = try? ServeProcess(["--port", String(base), "--no-console", "--mockidp-dir", SuiteFixture.mockIdP.path])
+        }
+        let running = try #require(serve)
+        defer { running.stop() }
+        var ports: [Int] = []
+        for (section, offset) in stated {
+            let object = try #require(running.ready[section] as? [String: Any])
+            let url = try #require((object["base"] ?? object["url"]) as? String)
+            let port = try #require(URL(string: url)?.port)
+            #expect(port == base + offset, "\(section) listens on \(port), the help says N+\(offset) = \(base + offset)")
+            ports.append(port)
+        }
+        #expect(Set(ports).count == stated.count, "one port per listener")
     }
 }
 

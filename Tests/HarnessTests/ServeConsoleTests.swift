@@ -151,6 +151,7 @@ import TestSupport
         stopped = true
         #expect(status == 0, "serve: \(stderr)")
         #expect(stderr.contains("live console at \(console)"))
+        #expect(Self.noise(stderr).isEmpty, "a normal stop is quiet: \(Self.noise(stderr))")
         try await reader.wait("the final verdicts and the end of the stream") { events, ended in
             ended && events.last { $0.name == "verdicts" }?.data["final"] as? Bool == true
         }
@@ -159,6 +160,82 @@ import TestSupport
         #expect(!Self.verdicts(final).values.contains("pending"), "final verdicts are never pending")
         reader.task.cancel()
         try await client.shutdown()
+    }
+
+    /// The stderr lines of a normal session that are not serve's own words (its console line,
+    /// its notices, the stop, the verdicts): what a normal stop must not print.
+    static func noise(_ stderr: String) -> [String] {
+        stderr.split(separator: "\n").map(String.init).filter { line in
+            !line.hasPrefix("samlharness serve: ") && !line.contains("[samlharness] SIGINT: stopping")
+                && !line.contains("[samlharness] SIGTERM: stopping")
+        }
+    }
+
+    @Test func aCtrlCWithAPageOpenAndALoginDoneIsQuiet() async throws {
+        // Ctrl-C with the console's event stream open and keep-alive connections to the
+        // console and the mocks (a browser's): only serve's own lines, no Hummingbird errors
+        // (`Waiting on child channel: CancellationError()`, `Server shutdown error: Already closed`).
+        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        var stopped = false
+        defer { if !stopped { _ = serve.stop() } }
+        let console = try #require(serve.ready["console"] as? String)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let reader = EventReader(url: console + "events", client: client)
+        try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
+        let browser = TestBrowser()
+        let user = TestUser(username: "alice", password: try #require((serve.ready["scenario"] as? [String: Any])?["password"] as? String))
+        let start = try #require(serve.url("scenario", "start"))
+        let acs = try await SuiteFixture.completeLogin(browser, from: try await browser.get(start), user: user)
+        #expect(try await browser.follow(acs).status == 200)
+        #expect(try await browser.get(console + "report.html").status == 200)
+        let (status, stderr) = serve.stop(signal: SIGINT)
+        stopped = true
+        try await browser.shutdown()
+        #expect(status == 0, "serve: \(stderr)")
+        #expect(stderr.contains("SIGINT: stopping"))
+        #expect(Self.noise(stderr).isEmpty, "a normal Ctrl-C is quiet: \(Self.noise(stderr))")
+        reader.task.cancel()
+        try await client.shutdown()
+    }
+
+    @Test func withoutAScenarioThePageSaysNothingIsJudgedAndOffersNoLinkThatFails() async throws {
+        // A knob without a scenario: the traffic is shown, nothing is judged. The page says
+        // so and how to get verdicts, and every link it offers answers.
+        let serve = try ServeProcess(["--knob", "clock-skew=300", "--mockidp-dir", SuiteFixture.mockIdP.path])
+        var stopped = false
+        defer { if !stopped { _ = serve.stop() } }
+        let console = try #require(serve.ready["console"] as? String)
+        let browser = TestBrowser()
+        let page = try await browser.get(console)
+        #expect(page.status == 200)
+        #expect(page.body.contains("Nothing is judged"), "the page says plainly that nothing is judged")
+        #expect(page.body.contains("<code>samlharness serve --scenario "), "and how to get verdicts")
+        #expect(page.body.contains("--expect success|failure"))
+        let expression = try NSRegularExpression(pattern: ##"href="([^"#:]+)""##)
+        let links = expression.matches(in: page.body, range: NSRange(page.body.startIndex..., in: page.body)).compactMap {
+            Range($0.range(at: 1), in: page.body).map { String(page.body[$0]) }
+        }
+        #expect(links.contains("traffic.har"))
+        #expect(!links.contains("report.html") && !links.contains("verdicts.json"), "no report or verdicts to offer: \(links)")
+        for link in links {
+            let answer = try await browser.get(console + link)
+            #expect(answer.status == 200, "the page offers \(link), which answers \(answer.status)")
+        }
+        // Asked for anyway (an old bookmark), the report says why there is none.
+        let report = try await browser.get(console + "report.html")
+        #expect(report.status == 404 && report.body.contains("nothing is judged without a scenario"))
+        try await browser.shutdown()
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let reader = EventReader(url: console + "events", client: client)
+        try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
+        let session = reader.snapshot().events.first { $0.name == "hello" }?.data["session"] as? [String: Any]
+        #expect((session?["notice"] as? String)?.hasPrefix("Nothing is judged") == true)
+        reader.task.cancel()
+        try await client.shutdown()
+        let (status, stderr) = serve.stop()
+        stopped = true
+        #expect(status == 0)
+        #expect(stderr.contains("samlharness serve: Nothing is judged: serve was started without --scenario"))
     }
 
     @Test func thePageIsSelfContainedAndLateViewersGetTheSessionSoFar() async throws {

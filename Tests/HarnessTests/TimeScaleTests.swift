@@ -108,6 +108,61 @@ import TestSupport
         #expect((real.first?.trace?.exchanges.map(\.waitMilliseconds).max() ?? 0) >= 2000)
     }
 
+    @Test func serveScalesTheKnobWaitsAsRunDoes() async throws {
+        // `serve --time-scale 0.1` means what `run --time-scale 0.1` means: slow=2 answers
+        // after 0.2 s, the client is told a tenth of its request timeout, and a knob set at
+        // run time is scaled too.
+        let file = SuiteFixture.repository.appendingPathComponent("Scenarios/web-sso/web-sso.slow-idp.yaml").path
+        let har = FileManager.default.temporaryDirectory.appendingPathComponent("serve-scaled-\(UUID().uuidString.prefix(8)).har")
+        defer { try? FileManager.default.removeItem(at: har) }
+        let serve = try ServeProcess(["--scenario", file, "--time-scale", "0.1", "--har-out", har.path, "--no-console",
+                                      "--mockidp-dir", SuiteFixture.mockIdP.path])
+        var stopped = false
+        defer { if !stopped { serve.stop() } }
+        #expect(serve.ready["time_scale"] as? Double == 0.1)
+        #expect(serve.ready["knobs"] as? [String] == ["slow=0.2"])
+        let parameters = (serve.ready["scenario"] as? [String: Any])?["parameters"] as? [String: String]
+        #expect(parameters?["REQUEST_TIMEOUT"] == "1")
+        let browser = TestBrowser()
+        let user = TestUser(username: "alice", password: try #require(serve.url("scenario", "password")))
+        let acs = try await SuiteFixture.completeLogin(browser, from: try await browser.get(try #require(serve.url("scenario", "start"))),
+                                                       user: user)
+        #expect(try await browser.follow(acs).status == 200)
+        let knobs = try await browser.send("PUT", try #require(serve.url("control", "knobs")), headers: [("Content-Type", "application/json")],
+                                           body: Array(#"{"knobs": ["no-answer=40"]}"#.utf8))
+        #expect(knobs.status == 200)
+        #expect(knobs.body.contains("no-answer=4"), "\(knobs.body)")
+        try await browser.shutdown()
+        let (status, stderr) = serve.stop()
+        stopped = true
+        #expect(status == 0, "\(stderr)")
+        // What the IdP waited, from the traffic: its scaled 0.2 s, far from the real 2 s.
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any])
+        let entries = try #require((document["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        let waits = entries.compactMap { ($0["timings"] as? [String: Any])?["wait"] as? Double }
+        let longest = try #require(waits.max())
+        #expect(longest >= 200 && longest < 1000, "slow=2 at serve --time-scale 0.1: the mocks waited \(longest) ms")
+    }
+
+    @Test func serveTakesTheTimeScaleRangeThatMakesSense() async throws {
+        // 0 skips a recording's waits; the mocks' lifetimes cannot be zero.
+        let zero = try await HarnessBinary.run(["serve", "--time-scale", "0", "--mockidp-dir", SuiteFixture.mockIdP.path])
+        #expect(zero.status == 2)
+        #expect(zero.stderr.contains("0.05…10"), "\(zero.stderr)")
+        for bad in ["11", "-1"] {
+            let outcome = try await HarnessBinary.run(["serve", "--time-scale", bad])
+            #expect(outcome.status == 64 || outcome.status == 2, "--time-scale \(bad)")
+        }
+        let recorded = SuiteFixture.repository.appendingPathComponent("Scenarios/recorded/shibboleth-login.yaml").path
+        let replay = try ServeProcess(["--scenario", recorded, "--time-scale", "0", "--no-console", "--mockidp-dir", SuiteFixture.mockIdP.path])
+        #expect(replay.ready["replay"] != nil)
+        #expect(replay.stop().status == 0)
+        // One sentence says what the factor does.
+        let help = try await HarnessBinary.run(["serve", "--help"])
+        let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("Multiply every deliberate wait by this factor: the knobs' waits (slow, no-answer), the lifetimes racing them"))
+    }
+
     @Test func aClientThatIgnoresTheScaledTimeoutIsCaught() async throws {
         // curl waits its own 4 s on the dead IdP, four times the 1 s it was told (the check
         // allows 1.5 × 1 s + 0.5 s). Through `samlharness run` in its own process: the mocks'

@@ -29,6 +29,19 @@ enum RefusalEvidence {
         }
     }
 
+    /// By hand (`serve`: no client report), the SP's refusal to name in the verdicts — the one
+    /// the scenario sets up when it happened, else the first — and the words naming it
+    /// (`the SP refused the login with message.not-yet-valid in #7`). Nil when the SP refused
+    /// nothing.
+    static func byHand(_ scenario: Scenario, _ entries: [TrafficEntry]) -> (refusal: Refusal, words: String)? {
+        let refusals = refusals(entries)
+        let expected = expectedCodes(scenario)
+        guard let refusal = refusals.first(where: { expected.contains($0.code) }) ?? refusals.first else { return nil }
+        let other = expected.isEmpty || expected.contains(refusal.code)
+            ? "" : " (the scenario sets up \(expected.sorted().joined(separator: " or ")))"
+        return (refusal, "the SP refused the login with \(refusal.code) in #\(refusal.entry.sequence)\(other)")
+    }
+
     /// Whether the client says it judges SAML itself, for defects with these SP reason codes
     /// (`details.validates_saml` and its synonyms, a comma-separated list): `true`/`strict`
     /// covers every defect; `signature-present` a missing signature; `time-conditions` an

@@ -257,7 +257,7 @@ public final class ScenarioLoader: @unchecked Sendable {
             }
             seen[use.id] = index
             guard let descriptor = CheckCatalog.descriptor(use.id) else {
-                let suggestion = SchemaValidator.closest(use.id, in: CheckCatalog.ids).map { " (did you mean `\($0)`?)" } ?? ""
+                let suggestion = NameSuggestion.didYouMean(use.id, in: CheckCatalog.ids)
                 add(path, "unknown check `\(use.id)`\(suggestion); `samlharness list --checks` lists them")
                 continue
             }

@@ -1,4 +1,5 @@
 import Foundation
+import MockServers
 import Yams
 
 /// One place where a YAML document breaks its JSON Schema: the line (1-based) and column of
@@ -137,7 +138,7 @@ public struct SchemaValidator: Sendable {
             } else if let additional = keywords["additionalProperties"] {
                 if additional == .bool(false) {
                     let known = properties.keys.sorted()
-                    let suggestion = Self.closest(name, in: known).map { " (did you mean `\($0)`?)" } ?? ""
+                    let suggestion = NameSuggestion.didYouMean(name, in: known)
                     problems.append(violation(key, path, "unknown key `\(name)`\(suggestion); expected one of: "
                         + known.joined(separator: ", ")))
                 } else {
@@ -346,28 +347,5 @@ public struct SchemaValidator: Sendable {
         guard let expression = try? NSRegularExpression(pattern: pattern) else { return false }
         let range = NSRange(text.startIndex..., in: text)
         return expression.firstMatch(in: text, range: range) != nil
-    }
-
-    /// The known word nearest to `word` (edit distance ≤ 2, or a prefix), for "did you mean".
-    static func closest(_ word: String, in known: [String]) -> String? {
-        let scored = known.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-        return best.1 <= max(1, min(2, word.count / 3)) ? best.0 : nil
-    }
-
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }

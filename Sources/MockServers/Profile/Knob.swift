@@ -176,8 +176,9 @@ public enum Knob: Sendable, Equatable, Hashable {
         case "https-downgrade": self = try noValue(.httpsDowngrade)
         case _ where name.hasPrefix("tls-"):
             guard let fault = TLSFault(rawValue: String(name.dropFirst(4))) else {
-                throw ParseError(description: "unknown knob `\(name)`; the TLS faults are "
-                    + TLSFault.allCases.map { "tls-\($0.rawValue)" }.joined(separator: ", "))
+                let faults = TLSFault.allCases.map { "tls-\($0.rawValue)" }
+                throw ParseError(description: "unknown knob `\(name)`\(NameSuggestion.didYouMean(name, in: faults)); the TLS faults are "
+                    + faults.joined(separator: ", "))
             }
             self = .tlsFault(fault, try TLSMock.parseList(try need("idp|sp|auth|cas|adfs|cm[,…]"), knob: name))
         default:
@@ -197,7 +198,8 @@ public enum Knob: Sendable, Equatable, Hashable {
                 self = .ntlm(knob)
                 return
             }
-            throw ParseError(description: "unknown knob `\(name)`; known knobs: \(Knob.names.joined(separator: ", "))")
+            throw ParseError(description: "unknown knob `\(name)`\(NameSuggestion.didYouMean(name, in: Knob.names)); "
+                + "`samlharness knobs` lists every knob and what it does")
         }
     }
 
@@ -268,8 +270,11 @@ public enum Knob: Sendable, Equatable, Hashable {
         }
     }
 
+    /// Seconds as written: whole seconds bare, else to the millisecond the mocks wait by (a
+    /// scaled `slow=3` at 0.1 reads `slow=0.3`, not `0.30000000000000004`).
     private static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        let milliseconds = (seconds * 1000).rounded() / 1000
+        return milliseconds == milliseconds.rounded() ? String(Int(milliseconds)) : String(milliseconds)
     }
 }
 

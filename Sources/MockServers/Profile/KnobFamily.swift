@@ -50,7 +50,9 @@ extension KnobFamily {
         return choice
     }
 
+    /// Seconds as written: whole seconds bare, else to the millisecond (a scaled lifetime).
     static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        let milliseconds = (seconds * 1000).rounded() / 1000
+        return milliseconds == milliseconds.rounded() ? String(Int(milliseconds)) : String(milliseconds)
     }
 }

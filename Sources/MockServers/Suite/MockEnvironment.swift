@@ -21,14 +21,18 @@ public final class MockEnvironment: Sendable {
     public let clock: OffsetClock
     public let ids: IDGenerator
     public let logger: Logger
+    /// What the timed knobs' durations are multiplied by (`serve --time-scale`,
+    /// ``Knob/scaled(by:)``): the profile's, a scenario's and those set at run time alike.
+    public let timeScale: Double
 
     public init(profile: LoadedProfile, clock: SAMLClock = SystemClock(), ids: IDGenerator = RandomIDGenerator(),
-                spMetadata: [EntityDescriptor] = [], logger: Logger = Logger(label: "samlharness.mocks")) {
+                spMetadata: [EntityDescriptor] = [], timeScale: Double = 1, logger: Logger = Logger(label: "samlharness.mocks")) {
         var state = State(profile: profile)
         state.explicitSPMetadata = spMetadata
         self.state = Mutex(state)
         self.clock = OffsetClock(clock)
         self.ids = ids
+        self.timeScale = timeScale
         self.logger = logger
     }
 
@@ -73,9 +77,11 @@ public final class MockEnvironment: Sendable {
         }
     }
 
-    /// The knobs in force: the profile's, plus or replaced by those set at run time.
+    /// The knobs in force: the profile's, plus or replaced by those set at run time, at
+    /// ``timeScale``.
     public var knobs: [Knob] {
-        state.withLock { $0.knobsReplaced ? $0.extraKnobs : $0.profile.knobs + $0.extraKnobs }
+        let knobs = state.withLock { $0.knobsReplaced ? $0.extraKnobs : $0.profile.knobs + $0.extraKnobs }
+        return timeScale == 1 ? knobs : knobs.map { $0.scaled(by: timeScale) }
     }
 
     /// Sets the run-time knobs. `replacing`: the profile's own knobs are switched off too.

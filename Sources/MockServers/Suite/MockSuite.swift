@@ -120,12 +120,15 @@ public final class MockSuite: Sendable {
         return (good, served)
     }
 
-    /// Loads `profile` and starts the mocks.
+    /// Loads `profile` and starts the mocks; `timeScale` multiplies the timed knobs' durations
+    /// (``MockEnvironment/timeScale``).
     public static func start(profile: LoadedProfile, host: String = "127.0.0.1", basePort: Int = 0,
                              spMetadata: [EntityDescriptor] = [], clock: SAMLClock = SystemClock(),
                              ids: IDGenerator = RandomIDGenerator(), mockIdPDirectory: URL? = nil, publicHost: String? = nil,
+                             timeScale: Double = 1,
                              logger: Logger = Logger(label: "samlharness.mocks")) async throws -> MockSuite {
-        let environment = MockEnvironment(profile: profile, clock: clock, ids: ids, spMetadata: spMetadata, logger: logger)
+        let environment = MockEnvironment(profile: profile, clock: clock, ids: ids, spMetadata: spMetadata, timeScale: timeScale,
+                                          logger: logger)
         return try await start(environment: environment, host: host, basePort: basePort,
                                mockIdPDirectory: mockIdPDirectory ?? profile.profile.directory?.deletingLastPathComponent(),
                                publicHost: publicHost)

@@ -1,0 +1,67 @@
+import Harness
+import MockServers
+
+/// What a `serve` session judges, said plainly (issue 33 §8): nothing without `--scenario`;
+/// with one whose mocks the command line changes (`--knob`, `--sp-personality`,
+/// `--sp-setting`), the outcome the user states with `--expect`, never the scenario's own
+/// expectation kept silently (it was written for the scenario's own mocks).
+extension ServeCommand {
+    /// The command line's changes to a scenario's mocks, as typed.
+    var mockChanges: [String] {
+        knobs.map { "--knob \($0)" } + (spPersonality.map { ["--sp-personality \($0)"] } ?? [])
+            + spSettings.map { "--sp-setting \($0)" }
+    }
+
+    /// The outcome `--expect` states, when it does.
+    var statedOutcome: ScenarioExpectation.Outcome? {
+        expect.flatMap(ScenarioExpectation.Outcome.init(rawValue:))
+    }
+
+    /// Said on the console page and stderr when serve runs without a scenario.
+    static let nothingJudged = "Nothing is judged: serve was started without --scenario, so this session has no checks, "
+        + "verdicts or report — only the traffic and the mocks' controls. To judge a session, serve a scenario: "
+        + "`samlharness serve --scenario Scenarios/web-sso/web-sso.shibboleth-form-login.yaml` (`samlharness list` names "
+        + "them all); to judge one with knobs of your own, add `--knob NAME --expect success|failure`."
+
+    /// The usage error when the command line changes a scenario's mocks without stating the
+    /// outcome to judge.
+    static func unstatedOutcome(_ scenario: Scenario, changes: [String]) -> String {
+        "\(changes.joined(separator: " ")) changes the mocks of scenario \(scenario.id), whose expectation "
+            + "(\(describe(scenario.expect.outcome))) was written for its own mocks and may no longer hold: "
+            + "say which outcome to judge with --expect success or --expect failure"
+    }
+
+    static func describe(_ outcome: ScenarioExpectation.Outcome) -> String {
+        outcome == .success ? "the login succeeds" : "the login fails"
+    }
+
+    /// `scenario` as this session judges it: the command line's knobs added to its own and
+    /// its SP rules as in force (so the refusal they set up is the one looked for), the
+    /// stated outcome in place of its own, and the check of the other outcome dropped (a
+    /// scenario that lists `flow.resource-obtained` must not demand the resource of a login
+    /// stated to fail).
+    static func judged(_ scenario: Scenario, knobs: [String], spRules: SPRules,
+                       outcome: ScenarioExpectation.Outcome) -> Scenario {
+        var judged = scenario
+        judged.knobs = (scenario.knobs ?? []) + knobs
+        judged.spRules = spRules
+        let own = scenario.expect
+        let same = outcome == own.outcome
+        judged.expect = ScenarioExpectation(
+            outcome: outcome, error: same ? own.error : nil,
+            reason: "stated with --expect \(outcome.rawValue) (the scenario's own expectation: \(own.outcome.rawValue))",
+            refusal: same && knobs.isEmpty ? own.refusal : nil)
+        let other = outcome == .success ? "flow.failure-reported" : "flow.resource-obtained"
+        judged.checks.removeAll { $0.id == other }
+        judged.exercises?.removeAll { $0 == other }
+        return judged
+    }
+
+    /// The console's and stderr's notice for a scenario judged against `--expect`.
+    static func statedNotice(_ scenario: Scenario, outcome: ScenarioExpectation.Outcome, changes: [String]) -> String {
+        let changed = changes.isEmpty ? "" : "`\(changes.joined(separator: " "))` changed the mocks of this scenario; "
+        let own = scenario.expect.outcome
+        return changed + "judged against `--expect \(outcome.rawValue)` (\(describe(outcome)))"
+            + (own == outcome ? ", as the scenario expects." : ", not the scenario's own expectation (\(describe(own))).")
+    }
+}
