@@ -256,6 +256,7 @@ enum ConsolePage {
     <span id="verdicts-outcome" class="outcome"></span>
     </div>
     <p id="verdicts-summary" class="small muted">waiting for the first verdicts…</p>
+    <p id="verdicts-notice" class="notice" role="note" hidden></p>
     <div id="verdicts"></div>
     </section>
     <section id="controls-panel" class="panel" aria-label="Mocks">
@@ -1102,6 +1103,8 @@ enum ConsolePage {
           (requiredFails ? ' — ' + requiredFails + ' required check' + (requiredFails === 1 ? '' : 's') + ' failed' : '') +
           (final ? ' — the session has ended' : ' — live, updated ' + clock());
         $('verdicts-final').hidden = !final;
+        $('verdicts-notice').textContent = v.notice ? str(v.notice).replace(/`/g, '') : '';
+        $('verdicts-notice').hidden = !v.notice;
         var outcome = $('verdicts-outcome');
         var overall = str(v.status);
         if (final && overall) {

@@ -37,8 +37,9 @@ final class ConsoleServer: Sendable {
     }
 
     let log: TrafficLog
-    /// The mocks' control API; nil for a replayed recording (nothing to switch).
+    /// The mocks' control API and environment; nil for a replayed recording (nothing to switch).
     let control: ControlAPI?
+    let environment: MockEnvironment?
     let session: Session
     let started = ContinuousClock.now
     private let masker: SecretMasker
@@ -65,9 +66,10 @@ final class ConsoleServer: Sendable {
         var finalVerdicts: ByteBuffer?
     }
 
-    init(log: TrafficLog, control: ControlAPI?, session: Session) {
+    init(log: TrafficLog, control: ControlAPI?, environment: MockEnvironment? = nil, session: Session) {
         self.log = log
         self.control = control
+        self.environment = environment
         self.session = session
         masker = SecretMasker(secrets: [session.target?.password, session.target?.secondFactorCode].compactMap { $0 })
         page = Array(ConsolePage.page(judging: session.scenario != nil, notice: session.notice).utf8)
@@ -287,13 +289,22 @@ final class ConsoleServer: Sendable {
             let final: Bool
             let status: String
             let verdicts: [Row]
+            /// Why these verdicts may not be the ones wanted (the knobs switched meanwhile).
+            let notice: String?
         }
         let rows = result.verdicts.map { verdict in
             Row(check: verdict.check, level: verdict.level.rawValue,
                 status: !final && verdict.status == .notApplicable ? "pending" : verdict.status.rawValue,
                 reason: verdict.reason, evidence: verdict.evidence)
         }
-        return (try? Self.encoder.encode(Body(final: final, status: result.status.rawValue, verdicts: rows))) ?? Data("{}".utf8)
+        return (try? Self.encoder.encode(Body(final: final, status: result.status.rawValue, verdicts: rows,
+                                              notice: runTimeNotice()))) ?? Data("{}".utf8)
+    }
+
+    /// ``ServeCommand/changedAtRunTime(_:knobs:)`` when the knobs or the profile were switched.
+    func runTimeNotice() -> String? {
+        guard let scenario = session.scenario, let environment, environment.changedAtRunTime else { return nil }
+        return ServeCommand.changedAtRunTime(scenario, knobs: environment.knobs.map(\.text))
     }
 
     func stateJSON() async -> Data {

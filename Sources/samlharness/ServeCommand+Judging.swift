@@ -57,6 +57,16 @@ extension ServeCommand {
         return judged
     }
 
+    /// Said with the verdicts when the knobs or the profile were switched during the session
+    /// (the console's controls, the control API): the expectation judged was written for the
+    /// mocks as they started.
+    static func changedAtRunTime(_ scenario: Scenario, knobs: [String]) -> String {
+        "The knobs or the profile were changed during the session (knobs now: "
+            + (knobs.isEmpty ? "none" : knobs.map { "`\($0)`" }.joined(separator: " ")) + "); the verdicts still judge "
+            + "the expectation (\(describe(scenario.expect.outcome))) for the mocks as they started. To judge a login under "
+            + "other knobs, serve the scenario with them: `--knob NAME --expect success|failure`."
+    }
+
     /// The console's and stderr's notice for a scenario judged against `--expect`.
     static func statedNotice(_ scenario: Scenario, outcome: ScenarioExpectation.Outcome, changes: [String]) -> String {
         let changed = changes.isEmpty ? "" : "`\(changes.joined(separator: " "))` changed the mocks of this scenario; "

@@ -224,8 +224,8 @@ struct ServeCommand: AsyncParsableCommand {
             if scale != 1 {
                 line = try Self.adding("time_scale", try encoder.encode(scale), to: line)
             }
-            try await announceAndWait(line, log: suite.log, control: suite.control, scenario: loadedScenario, target: target,
-                                      publicHost: publicHost, notice: notice, logger: logger)
+            try await announceAndWait(line, log: suite.log, control: suite.control, environment: suite.environment,
+                                      scenario: loadedScenario, target: target, publicHost: publicHost, notice: notice, logger: logger)
             await suite.stop()
             if let harOut {
                 try suite.log.harJSON().write(to: URL(fileURLWithPath: harOut))
@@ -233,6 +233,10 @@ struct ServeCommand: AsyncParsableCommand {
             }
             if let loadedScenario, let target {
                 try writeVerdicts(loadedScenario, target: target, entries: suite.log.entries, started: started)
+                if suite.environment.changedAtRunTime {
+                    let notice = Self.changedAtRunTime(loadedScenario, knobs: suite.environment.knobs.map(\.text))
+                    FileHandle.standardError.write(Data("samlharness serve: \(notice.replacingOccurrences(of: "`", with: ""))\n".utf8))
+                }
             }
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
@@ -245,12 +249,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Starts the live console (unless --no-console; its URL goes into the ready line), prints
     /// the ready line, waits for SIGINT/SIGTERM, then sends the pages the final verdicts.
-    func announceAndWait(_ readyLine: Data, log: TrafficLog, control: ControlAPI?, scenario: Scenario?, target: ScenarioTarget?,
-                         publicHost: String?, notice: String?, logger: Logger) async throws {
+    func announceAndWait(_ readyLine: Data, log: TrafficLog, control: ControlAPI?, environment: MockEnvironment? = nil,
+                         scenario: Scenario?, target: ScenarioTarget?, publicHost: String?, notice: String?,
+                         logger: Logger) async throws {
         var line = readyLine
         var console: ConsoleServer?
         if !noConsole {
-            let server = ConsoleServer(log: log, control: control,
+            let server = ConsoleServer(log: log, control: control, environment: environment,
                                        session: .init(scenario: scenario, target: target, ready: line, host: host, publicHost: publicHost,
                                                       notice: notice))
             try await server.start(port: consolePort, logger: logger)

@@ -158,6 +158,10 @@ import TestSupport
         let final = try #require(reader.snapshot().events.last { $0.name == "verdicts" }?.data)
         #expect(Self.verdicts(final)["flow.resource-obtained"] == "pass")
         #expect(!Self.verdicts(final).values.contains("pending"), "final verdicts are never pending")
+        // The knob switched on above was not the scenario's: the verdicts say what they judge.
+        let notice = final["notice"] as? String ?? ""
+        #expect(notice.contains("changed during the session (knobs now: `wrong-audience`)"), "\(notice)")
+        #expect(stderr.contains("samlharness serve: The knobs or the profile were changed during the session"))
         reader.task.cancel()
         try await client.shutdown()
     }

@@ -11,6 +11,8 @@ public final class MockEnvironment: Sendable {
         var profile: LoadedProfile
         var extraKnobs: [Knob] = []
         var knobsReplaced = false
+        /// Whether the knobs or the profile were switched since the start (the control API).
+        var changedAtRunTime = false
         var bases: [String: String] = [:]
         var explicitSPMetadata: [EntityDescriptor] = []
     }
@@ -74,6 +76,7 @@ public final class MockEnvironment: Sendable {
             $0.profile = profile
             $0.extraKnobs = []
             $0.knobsReplaced = false
+            $0.changedAtRunTime = true
         }
     }
 
@@ -89,8 +92,13 @@ public final class MockEnvironment: Sendable {
         state.withLock {
             $0.extraKnobs = knobs
             $0.knobsReplaced = replacing
+            $0.changedAtRunTime = true
         }
     }
+
+    /// Whether the knobs or the profile were switched since the mocks started (`serve`'s
+    /// verdicts then say that the scenario's expectation was written for other mocks).
+    public var changedAtRunTime: Bool { state.withLock { $0.changedAtRunTime } }
 
     /// How an entry endpoint (the IdP's SSO and ECP, CAS login, AD FS) delivers its answer
     /// under the `slow`, `no-answer`, `truncated-body` and `connection-reset` knobs.
