@@ -1,4 +1,7 @@
+import ArgumentParser
+import Foundation
 import Harness
+import Logging
 import MockServers
 
 /// What a `serve` session judges, said plainly (issue 33 §8): nothing without `--scenario`;
@@ -15,6 +18,43 @@ extension ServeCommand {
     /// The outcome `--expect` states, when it does.
     var statedOutcome: ScenarioExpectation.Outcome? {
         expect.flatMap(ScenarioExpectation.Outcome.init(rawValue:))
+    }
+
+    /// Refuses (exit 2) a change to the scenario's mocks without a stated outcome, and what
+    /// does not apply to a replayed recording.
+    func refuseWhatDoesNotApply(to scenario: Scenario) throws {
+        var refused: [String] = []
+        if scenario.flow == .replay {
+            if publicHost != nil {
+                refused.append("--public-host does not apply to a replayed recording (its listeners keep their loopback URLs); leave it out")
+            }
+            if !mockChanges.isEmpty {
+                refused.append("\(mockChanges.joined(separator: " ")) does not apply to a replayed recording (it replays what the "
+                    + "real servers answered; there are no mocks to change); leave it out")
+            }
+        } else if !mockChanges.isEmpty, statedOutcome == nil {
+            refused.append(Self.unstatedOutcome(scenario, changes: mockChanges))
+        }
+        guard refused.isEmpty else {
+            for line in refused { FileHandle.standardError.write(Data("error: \(line)\n".utf8)) }
+            throw ExitCode(2)
+        }
+    }
+
+    /// `--time-scale`, except for a scenario marked `real_time`, which keeps the real clock
+    /// (as in `run`).
+    func timeScale(for scenario: Scenario?, logger: Logger) -> Double {
+        guard let scenario, scenario.realTime == true, timeScale != 1 else { return timeScale }
+        logger.notice("scenario \(scenario.id) is marked real_time: it keeps the real clock (--time-scale ignored)")
+        return 1
+    }
+
+    /// The scenario as judged, and the notice saying so: itself, unless `--expect` states an
+    /// outcome (``judged(_:knobs:spRules:outcome:)``).
+    func judged(_ scenario: Scenario, spRules: SPRules) -> (Scenario, notice: String?) {
+        guard let outcome = statedOutcome else { return (scenario, nil) }
+        return (Self.judged(scenario, knobs: knobs, spRules: spRules, outcome: outcome),
+                Self.statedNotice(scenario, outcome: outcome, changes: mockChanges))
     }
 
     /// Said on the console page and stderr when serve runs without a scenario.

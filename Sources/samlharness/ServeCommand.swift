@@ -156,29 +156,10 @@ struct ServeCommand: AsyncParsableCommand {
                     throw ExitCode(2)
                 }
             }
-            if let loadedScenario, !mockChanges.isEmpty, statedOutcome == nil, loadedScenario.flow != .replay {
-                FileHandle.standardError.write(Data("error: \(Self.unstatedOutcome(loadedScenario, changes: mockChanges))\n".utf8))
-                throw ExitCode(2)
-            }
-            // `real_time` scenarios keep the real clock, as in `run`.
-            var scale = timeScale
-            if let loadedScenario, loadedScenario.realTime == true, timeScale != 1 {
-                logger.notice("scenario \(loadedScenario.id) is marked real_time: it keeps the real clock (--time-scale ignored)")
-                scale = 1
-            }
+            if let loadedScenario { try refuseWhatDoesNotApply(to: loadedScenario) }
+            let scale = timeScale(for: loadedScenario, logger: logger)
             if let loadedScenario, loadedScenario.flow == .replay {
-                let refused = (publicHost != nil ? [("--public-host", "its listeners keep their loopback URLs")] : [])
-                    + (mockChanges.isEmpty ? [] : [(mockChanges.joined(separator: " "), "it replays what the real servers answered; there are no mocks to change")])
-                for (option, why) in refused {
-                    FileHandle.standardError.write(Data("error: \(option) does not apply to a replayed recording (\(why)); leave it out\n".utf8))
-                }
-                if !refused.isEmpty { throw ExitCode(2) }
-                var replayed = loadedScenario
-                var notice: String?
-                if let outcome = statedOutcome {
-                    notice = Self.statedNotice(loadedScenario, outcome: outcome, changes: [])
-                    replayed = Self.judged(loadedScenario, knobs: [], spRules: loadedScenario.spRules ?? SPRules(), outcome: outcome)
-                }
+                let (replayed, notice) = judged(loadedScenario, spRules: loadedScenario.spRules ?? SPRules())
                 try await serveReplay(replayed, directory: directory, timeScale: scale, notice: notice, started: started, logger: logger)
                 return
             }
@@ -192,11 +173,8 @@ struct ServeCommand: AsyncParsableCommand {
             try loaded.useSP(personality: loadedScenario?.sp?.personality, settings: loadedScenario?.sp?.assignments ?? [],
                              mockIdP: directory)
             try loaded.useSP(personality: spPersonality, settings: spSettings, mockIdP: directory)
-            var notice: String? = loadedScenario == nil ? Self.nothingJudged : nil
-            if let scenario = loadedScenario, let outcome = statedOutcome {
-                notice = Self.statedNotice(scenario, outcome: outcome, changes: mockChanges)
-                loadedScenario = Self.judged(scenario, knobs: knobs, spRules: loaded.spRules, outcome: outcome)
-            }
+            var notice: String? = Self.nothingJudged
+            if let scenario = loadedScenario { (loadedScenario, notice) = judged(scenario, spRules: loaded.spRules) }
             let seedValue = seed ?? loadedScenario?.effectiveSeed
             let ids: any IDGenerator = seedValue.map { SeededIDGenerator(seed: $0) } ?? RandomIDGenerator()
             let mocksClock = Self.makeClock(start: clock ?? loadedScenario?.clock?.start,
