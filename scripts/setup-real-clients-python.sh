@@ -15,7 +15,8 @@
 # Every package is pinned, dependencies included; the two sdists aws-adfs pulls in through
 # requests-kerberos (gssapi, krb5: no manylinux wheels) are built with pinned build
 # requirements (PIP_CONSTRAINT reaches pip's isolated build environment), against Debian's
-# libkrb5-dev with gcc. pysaml2 verifies signatures with the xmlsec1 program.
+# libkrb5-dev with gcc and Python's headers (python3-dev, for Debian's own python3: Python.h).
+# pysaml2 verifies signatures with the xmlsec1 program.
 # The Debian packages are installed only when missing (as scripts/install-deps.sh does).
 #
 # Idempotent: a stamp file in each venv records its pins; when it matches and the clients
@@ -37,7 +38,7 @@ AWS_PINS=(aws-adfs==2.13.0
           requests==2.34.2 requests-kerberos==0.14.0 s3transfer==0.19.3 six==1.17.0
           urllib3==2.8.0)
 BUILD_PINS=(Cython==3.3.0 setuptools==84.2.1)
-DEBIAN=(xmlsec1 libkrb5-dev gcc python3-venv)
+DEBIAN=(xmlsec1 libkrb5-dev gcc python3-venv python3-dev)
 STAMP_NAME=.samlh-real-clients-stamp
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -48,10 +49,13 @@ constraints="$(mktemp)"
 trap 'rm -f "$log" "$constraints"' EXIT
 fail() { cat "$log" >&2; echo "setup-real-clients-python: FAILED: $*" >&2; exit 1; }
 
-# Debian packages, only the missing ones (python3-venv only for Debian's own python3).
+# Debian packages, only the missing ones (python3-venv and python3-dev only for Debian's own
+# python3: a pyenv python has venv and its headers).
 missing=()
 for p in "${DEBIAN[@]}"; do
   if [[ $p == python3-venv ]] && "$python" -c 'import venv, ensurepip' 2>/dev/null; then continue; fi
+  # Python.h, which the gssapi and krb5 sdists (aws-adfs's requests-kerberos) compile against.
+  if [[ $p == python3-dev ]] && "$python" -c 'import os, sys, sysconfig; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null; then continue; fi
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
