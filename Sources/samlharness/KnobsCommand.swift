@@ -20,7 +20,7 @@ struct KnobsCommand: ParsableCommand {
         } else {
             // A header as the other listings have; `#` so that a script reading the columns
             // can skip it.
-            print("# knob\tstock Shibboleth SP\tstrict SP\twhat the mock does (\(Knob.examples.count) knobs)")
+            print("# knob\tstock Shibboleth SP\tstrict SP\twhat the mock does (\(Knob.names.count) knobs, \(Knob.examples.count) settings)")
         }
         for knob in Knob.examples {
             let strict = knob.expectedSPReason
