@@ -68,7 +68,7 @@ struct RunCommand: AsyncParsableCommand {
     var timeout: Double?
 
     @Option(name: .customLong("time-scale"),
-            help: ArgumentHelp("Run the scenarios' clock this many times as fast (0.05…1): every deliberate wait (slow, no-answer), the lifetimes racing them and SAMLH_REQUEST_TIMEOUT are multiplied by it, and each scenario's own timeout too but never below the smaller of 10 s and its real value (--timeout is not scaled). Scenarios marked real_time keep the real clock. For clients that honour SAMLH_REQUEST_TIMEOUT, as the reference client does.",
+            help: ArgumentHelp(TimeScaleHelp.meaning + " run: 0.05…1; each scenario's own timeout is scaled too, never below the smaller of 10 s and its real value (--timeout is not scaled). For clients that honour SAMLH_REQUEST_TIMEOUT, as the reference client does.",
                                valueName: "factor"))
     var timeScale: Double = 1
 

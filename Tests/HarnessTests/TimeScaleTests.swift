@@ -161,6 +161,10 @@ import TestSupport
         let help = try await HarnessBinary.run(["serve", "--help"])
         let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(text.contains("Multiply every deliberate wait by this factor: the knobs' waits (slow, no-answer), the lifetimes racing them"))
+        // … and `run` says the same.
+        let runHelp = try await HarnessBinary.run(["run", "--help"])
+        let runText = runHelp.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(runText.contains("Multiply every deliberate wait by this factor: the knobs' waits (slow, no-answer), the lifetimes racing them"))
     }
 
     @Test func aClientThatIgnoresTheScaledTimeoutIsCaught() async throws {
