@@ -38,6 +38,10 @@ swift test --skip-build --filter RecordRealProductsTests
 # The real-client suite (issue 17): widely used, unmodified clients through `samlharness run`;
 # docs/real-clients.md must still be what they do (a changed verdict fails with the difference).
 SAMLH_BIN=.build/debug/samlharness bash scripts/real-clients.sh --check
+# Issue 34: the pytest plugin (python/, installed with pip into a pinned venv) drives real serve
+# and run processes with a requests client; the GitHub Action's scripts (action/) run as action.yml runs them.
+bash python/test.sh
+bash action/test.sh
 # The mock SP against a real Shibboleth SP 3.4.1 (issue 19): for every Response-changing knob,
 # and with each setting flipped, both reach the same verdict (docs/sp-personalities.md).
 python3 scripts/sp-oracle.py --check --binary .build/debug/samlharness --out "${TMPDIR:-/tmp}/sp-oracle-results.json"
