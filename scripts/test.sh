@@ -15,6 +15,8 @@ bash scripts/setup-browser-tests.sh
 # A real MIT KDC for the Negotiate/Kerberos tests (KerberosRealmTests, the real-client suite):
 # krb5-kdc, krb5-admin-server, krb5-user; the realms themselves live in temporary directories.
 bash scripts/setup-kerberos.sh install
+# The pytest plugin's pinned venv (python/test.sh below runs its tests).
+bash scripts/setup-pytest-plugin.sh
 swift build --build-tests
 # Four runs: the suites that measure time per case (the hostile-input corpus: every case
 # answered within its hang bound), the heaviest one (every buggy client through the whole catalog)
