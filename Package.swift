@@ -105,10 +105,9 @@ let package = Package(
             ]
         ),
         // The reference auth client: every flow done right on URLSession, Foundation only, so
-        // app teams can read it as sample code.
-        // Compiled against the static Foundation modules in release builds, so its FoundationXML
-        // links with what that needs (see samlh-reference-client below).
-        .target(name: "ReferenceClient", swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]),
+        // app teams can read it as sample code. No unsafe flags in a library target: a package
+        // that pins SAMLHarness by version is refused one ("contains unsafe build flags").
+        .target(name: "ReferenceClient"),
         // The buggy trust variants' unverified HTTPS (URLSession on Linux cannot skip
         // verification); kept out of ReferenceClient, which stays Foundation-only.
         .target(
@@ -124,12 +123,11 @@ let package = Package(
             ]
         ),
         // SAMLCore only for the `ntlm-v1` bug variant's DES; the library stays Foundation-only.
-        // Linked with the Swift runtime and Foundation statically in release builds: the catalog
-        // starts it once per scenario, and resolving the shared libraries' symbols at every start
-        // was 12% of a catalog run's CPU (docs/performance.md, issue 25: 16.5 → 10 ms per start,
-        // the catalog at --jobs 2 --time-scale 0.1 from 10.4 to 9.4 s).
-        .executableTarget(name: "samlh-reference-client", dependencies: ["ReferenceClient", "ReferenceClientUnverifiedTLS", "SAMLCore"],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "--gc-sections"], .when(platforms: [.linux], configuration: .release))]),
+        // The release build (scripts/lib/build.sh: `swift build -c release --static-swift-stdlib`)
+        // links the Swift runtime and Foundation statically into both executables: the catalog
+        // starts this one once per scenario, and resolving the shared libraries' symbols at every
+        // start was 12% of a catalog run's CPU (docs/performance.md, issue 25: 16.5 → 10 ms).
+        .executableTarget(name: "samlh-reference-client", dependencies: ["ReferenceClient", "ReferenceClientUnverifiedTLS", "SAMLCore"]),
         // libFuzzer target over SAMLCore's decoders and parser; a corpus replayer in normal
         // builds (docs/fuzzing.md, scripts/fuzz.sh).
         .executableTarget(name: "samlh-fuzz", dependencies: ["SAMLCore"]),

@@ -42,7 +42,9 @@ mkdir -p "$WORK"
 # shellcheck source=lib/ports.sh
 . "$ROOT/scripts/lib/ports.sh"
 bench_client
-[ -x "$BIN" ] || (cd "$ROOT" && swift build -c release --product samlharness >&2)
+# shellcheck source=lib/build.sh
+. "$ROOT/scripts/lib/build.sh"
+[ -x "$BIN" ] || (cd "$ROOT" && release_build --product samlharness >&2)
 write_bench_sp "$WORK/bench-sp.xml"
 bash "$ROOT/scripts/setup-peer-idp.sh" --dir "$WORK/ssp" --sp-metadata "$WORK/bench-sp.xml" >/dev/null
 

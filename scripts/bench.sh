@@ -20,7 +20,9 @@ while [ $# -gt 0 ]; do
         *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
 done
-build() { if command -v flock >/dev/null; then flock /tmp/samlh-build.lock swift build -c release --product "$1"; else swift build -c release --product "$1"; fi; }
+# shellcheck source=lib/build.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
+build() { if command -v flock >/dev/null; then flock /tmp/samlh-build.lock swift build "${SAMLH_RELEASE_FLAGS[@]}" --product "$1"; else release_build --product "$1"; fi; }
 build samlharness
 build samlh-reference-client     # the catalog's reference client, beside samlharness
 ARGS=(--seconds 3 --login-seconds 5 --startup-runs 7 --json-out "$OUT")

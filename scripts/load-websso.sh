@@ -8,6 +8,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install-deps.sh >/dev/null
-swift build -c release --product samlharness >/dev/null
+# shellcheck source=lib/build.sh
+. scripts/lib/build.sh
+release_build --product samlharness >/dev/null
 mkdir -p Reports/load
 exec .build/release/samlharness load --logins 1000 --concurrency 1000 --json-out Reports/load/load.json "$@"

@@ -25,7 +25,9 @@ command -v perf >/dev/null || { echo "profile-idp: perf is not installed (apt-ge
 # shellcheck source=bench/common.sh
 . "$ROOT/scripts/bench/common.sh"
 bench_client
-[ -x "$BIN" ] || (cd "$ROOT" && swift build -c release --product samlharness >&2)
+# shellcheck source=lib/build.sh
+. "$ROOT/scripts/lib/build.sh"
+[ -x "$BIN" ] || (cd "$ROOT" && release_build --product samlharness >&2)
 mkdir -p "$OUT"
 write_bench_sp "$OUT/bench-sp.xml"
 PASS='correct horse+battery=staple&100% Ünïcødé'

@@ -3,7 +3,7 @@
 # release`), end to end, asserting outcomes — exit codes, counts in the JSON each verb writes,
 # files written, per-flow numbers — never times. docs/release-smoke.md.
 #
-#   bash scripts/release-smoke.sh            builds -c release (a no-op when up to date), runs
+#   bash scripts/release-smoke.sh            builds release (scripts/lib/build.sh; a no-op when up to date), runs
 #   SAMLH_SMOKE_BIN=PATH bash scripts/release-smoke.sh
 #                                            runs against PATH instead, no build (`run
 #                                            --builtin reference` needs samlh-reference-client
@@ -21,8 +21,10 @@ cd "$repo"
 if [[ -n "${SAMLH_SMOKE_BIN:-}" ]]; then
   bin="$SAMLH_SMOKE_BIN"
 else
+  # shellcheck source=lib/build.sh
+  . "$repo/scripts/lib/build.sh"
   start=$SECONDS
-  swift build -c release || { echo "FAIL build: swift build -c release exited $?"; exit 2; }
+  release_build || { echo "FAIL build: swift build ${SAMLH_RELEASE_FLAGS[*]} exited $?"; exit 2; }
   echo "built -c release in $((SECONDS - start)) s"
   bin="$repo/.build/release/samlharness"
 fi

@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install-deps.sh
 bash scripts/setup-tls.sh
-swift build -c release
+# shellcheck source=lib/build.sh
+. scripts/lib/build.sh
+release_build
 # The reference client honours SAMLH_REQUEST_TIMEOUT: the deliberate waits run at a tenth
 # (docs/running-clients.md). Pass --time-scale 1 for the real clock.
 .build/release/samlharness run --builtin reference --jobs 2 --time-scale 0.1 --report-dir Reports/catalog "$@"

@@ -5,5 +5,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install-deps.sh
-swift build -c release --product samlharness
+# shellcheck source=lib/build.sh
+. scripts/lib/build.sh
+release_build --product samlharness
 .build/release/samlharness selfcheck --report-dir Reports/selfcheck "$@"

@@ -29,6 +29,12 @@ struct SAMLHarnessCommand: AsyncParsableCommand {
 
     /// Usage errors exit 2 (DESIGN.md's CLI contract), not ArgumentParser's 64.
     static func main() async {
+        // `--version` names the commit too (BuildInfo): looked up only when asked, not at every
+        // start, so ArgumentParser's own version string stays the plain one.
+        if CommandLine.arguments.dropFirst().first == "--version" {
+            print(BuildInfo.versionLine())
+            return
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -235,5 +235,5 @@ public struct StatusCounts: Sendable, Equatable {
 
 /// This build's version, in reports.
 public enum HarnessVersion {
-    public static let current = "0.7.0"
+    public static let current = "0.8.0"
 }

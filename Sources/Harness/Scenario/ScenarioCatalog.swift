@@ -59,10 +59,11 @@ public struct ScenarioCatalog: Sendable {
     }
 
     /// `*.yaml` and `*.yml` files under `folder`, recursively, in path order; hidden files and
-    /// folders are skipped.
+    /// folders are skipped. A `folder` that is a symbolic link is followed (an installed copy's
+    /// data may be linked into place).
     public static func scenarioFiles(under folder: URL) -> [URL] {
         guard let enumerator = FileManager.default.enumerator(
-            at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]) else { return [] }
+            at: folder.resolvingSymlinksInPath(), includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]) else { return [] }
         var files: [URL] = []
         for case let url as URL in enumerator where ["yaml", "yml"].contains(url.pathExtension.lowercased()) {
             files.append(url)
