@@ -164,6 +164,13 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // SAMLHarness used as a library, as an app team's `swift test` does: the public API only
+        // (no @testable): Conformance.run with an AuthClient of its own, Conformance.session, the
+        // version tag a package pins.
+        .testTarget(
+            name: "HarnessLibraryTests",
+            dependencies: ["Harness", "ReferenceClient"]
+        ),
         .testTarget(
             name: "HarnessTests",
             dependencies: [

@@ -142,21 +142,17 @@ struct RunCommand: AsyncParsableCommand {
             : mockIdP.deletingLastPathComponent().appendingPathComponent("Reports")
         let reports = reportDirectory.map { URL(fileURLWithPath: $0) } ?? defaultReports
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("samlharness-run-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let writer = try JSONLinesWriter(url: reports.appendingPathComponent("results.jsonl"))
         let header = RunHeader(client: adapter.name, scenarios: selected.count, catalog: selected.map(\.id), shard: shard,
                                jobs: jobs, timeScale: timeScale, started: ISO8601DateFormatter().string(from: Date()),
                                evaluatedChecks: ExpectationJudge.evaluated.sorted())
-        writer.write(header)
-        writer.write(RunMetaLine.catalog(catalogInfo))
+        let recorder = try RunRecorder(directory: reports, header: header, catalog: catalogInfo, showSecrets: showSecrets)
         var runner = ScenarioRunner(loader: loader, mockIdPDirectory: mockIdP, workDirectory: work)
         runner.timeScale = timeScale
         let started = Date()
         let progress = Progress(total: selected.count,
                                 live: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil)
-        let showSecrets = showSecrets
         // SIGINT/SIGTERM: no new scenario starts, the running clients are stopped (their
         // process groups), and the finished results and the reports are still written.
         let interruption = RunInterruption()
@@ -169,25 +165,23 @@ struct RunCommand: AsyncParsableCommand {
         }
         let results = await RunEngine(jobs: jobs, timeoutOverride: timeout)
             .run(selected, client: adapter, runner: runner, interruption: interruption) { result in
-                writer.write(showSecrets ? result : SecretMasker.mask(result))
+                recorder.record(result)
                 progress.report(result)
             }
         watcher.cancel()
         progress.finish()
         let duration = Date().timeIntervalSince(started)
-        writer.write(RunMetaLine.end(seconds: duration, interrupted: interruption.reason))
-        try writeReports(results, header: header, catalog: catalogInfo, duration: duration, interrupted: interruption.reason,
-                         to: reports)
+        try writeReports(results, duration: duration, interrupted: interruption.reason, with: recorder)
         if let signal = interruption.reason {
             print("interrupted by \(signal): \(results.count) of \(selected.count) scenarios ran (those stopped are errors); "
-                  + "partial results in \(reports.appendingPathComponent("results.jsonl").path)")
+                  + "partial results in \(recorder.resultsFile.path)")
             throw ExitCode(signal == "SIGINT" ? 130 : 143)
         }
         let counts = StatusCounts(results)
         let notEvaluated = results.flatMap(\.verdicts).filter { $0.status == .notEvaluated }.count
         print(String(format: "%d scenarios in %.1f s%@: %@; %d check verdicts not evaluated by this build; results in %@",
                      results.count, duration, timeScale == 1 ? "" : String(format: " (--time-scale %g)", timeScale), counts.summary,
-                     notEvaluated, reports.appendingPathComponent("results.jsonl").path))
+                     notEvaluated, recorder.resultsFile.path))
         // A client that never started anywhere is a setup mistake, not a conformance verdict:
         // said once, with the configuration-error status.
         if let setup = Self.setupFailure(results) {
@@ -208,23 +202,18 @@ struct RunCommand: AsyncParsableCommand {
         return reason
     }
 
-    /// The reports of `--format`, written from the results beside results.jsonl.
-    func writeReports(_ results: [ScenarioResult], header: RunHeader, catalog: CatalogInfo, duration: Double,
-                      interrupted: String? = nil, to directory: URL) throws {
+    /// The end of results.jsonl, and the reports of `--format` written from the results beside it.
+    func writeReports(_ results: [ScenarioResult], duration: Double, interrupted: String? = nil,
+                      with recorder: RunRecorder) throws {
         let formats = try ReportFormat.parse(format)
-        guard !formats.isEmpty else { return }
-        let run = RunReport(client: header.client, catalog: catalog, shards: header.shard.map { [$0] } ?? [],
-                            started: header.started, durationSeconds: (duration * 1000).rounded() / 1000, jobs: header.jobs,
-                            timeScale: header.timeScale,
-                            evaluatedChecks: header.evaluatedChecks, results: results, interrupted: interrupted)
         let started = Date()
         do {
-            let files = try ReportWriter.write(ConformanceReport(runs: [run], secretsMasked: !showSecrets), formats: formats,
-                                               to: directory, showSecrets: showSecrets)
+            let files = try recorder.finish(results, seconds: duration, interrupted: interrupted, formats: formats)
+            guard !files.isEmpty else { return }
             print(String(format: "reports (%.1f s): ", Date().timeIntervalSince(started))
-                  + files.map(\.lastPathComponent).joined(separator: ", ") + " in " + directory.path)
+                  + files.map(\.lastPathComponent).joined(separator: ", ") + " in " + recorder.directory.path)
         } catch {
-            FileHandle.standardError.write(Data("error: cannot write the reports to \(directory.path): \(error.localizedDescription)\n".utf8))
+            FileHandle.standardError.write(Data("error: cannot write the reports to \(recorder.directory.path): \(error.localizedDescription)\n".utf8))
             throw ExitCode(1)
         }
     }

@@ -124,6 +124,15 @@ public struct ClientExecution: Sendable, Equatable {
         return execution
     }
 
+    /// What an in-process client did (``AuthClient``, ``ConformanceSession/judge(report:)``):
+    /// its report, status 1 when the report's outcome is `failure` and 0 otherwise.
+    public static func inProcess(_ report: ClientReport, seconds: Double, ended: Date = Date()) -> ClientExecution {
+        let failed = report.outcome?.lowercased() == "failure"
+        var execution = ClientExecution(status: failed ? 1 : 0, timedOut: false, report: report, seconds: seconds)
+        execution.ended = ended
+        return execution
+    }
+
     public init(status: Int32?, timedOut: Bool, stdout: String = "", stderr: String = "", report: ClientReport?,
                 reportProblem: String? = nil, launchError: String? = nil, seconds: Double, stopped: String? = nil) {
         self.stopped = stopped

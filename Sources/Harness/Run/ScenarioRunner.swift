@@ -72,12 +72,8 @@ public struct ScenarioRunner: Sendable {
     public func run(_ scenario: Scenario, client: some ClientAdapter, timeoutOverride: Double? = nil,
                     interruption: RunInterruption? = nil) async -> ScenarioResult {
         let started = Date()
-        var trace: ScenarioTrace?
-        func finish(_ status: ScenarioResult.Status, _ reason: String?, verdicts: [Verdict] = [], exchanges: Int = 0,
-                    client summary: ScenarioResult.ClientSummary? = nil) -> ScenarioResult {
-            ScenarioResult(scenario: scenario.id, flow: scenario.flow.rawValue, status: status, reason: reason,
-                           verdicts: verdicts, seconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
-                           exchanges: exchanges, client: summary, trace: trace, about: ScenarioResult.About(scenario))
+        func finish(_ status: ScenarioResult.Status, _ reason: String?) -> ScenarioResult {
+            Self.result(scenario, status, reason, started: started)
         }
         guard client.supports(scenario.flow) else {
             return finish(.skipped, "the client does not support flow \(scenario.flow.rawValue)")
@@ -118,46 +114,64 @@ public struct ScenarioRunner: Sendable {
             return log.arrived > limit ? "it sent more than \(limit) requests to the mocks" : nil
         }
         await mocks.stop()
+        return await conclude(scenario, mocks: mocks, execution: execution, timeout: timeout, started: started)
+    }
+
+    /// A result of `scenario` that started at `started`.
+    static func result(_ scenario: Scenario, _ status: ScenarioResult.Status, _ reason: String?, started: Date,
+                       verdicts: [Verdict] = [], exchanges: Int = 0, client: ScenarioResult.ClientSummary? = nil,
+                       trace: ScenarioTrace? = nil) -> ScenarioResult {
+        ScenarioResult(scenario: scenario.id, flow: scenario.flow.rawValue, status: status, reason: reason,
+                       verdicts: verdicts, seconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000,
+                       exchanges: exchanges, client: client, trace: trace, about: ScenarioResult.About(scenario))
+    }
+
+    /// Judges what the client did against `mocks`, once they have stopped: its `execution`
+    /// (how it ended, its report) and their traffic. A session driven by hand
+    /// (``ClientExecution/byHand(seconds:)``) has no client summary.
+    func conclude(_ scenario: Scenario, mocks: RunningMocks, execution: ClientExecution, timeout: Double,
+                  started: Date) async -> ScenarioResult {
         let entries = mocks.log.entries
-        if recordsTrace {
-            trace = await ScenarioTrace.build(from: entries, secrets: [mocks.target.password, mocks.target.secondFactorCode])
-        }
-        let summary = ScenarioResult.ClientSummary(
+        let trace = recordsTrace
+            ? await ScenarioTrace.build(from: entries, secrets: [mocks.target.password, mocks.target.secondFactorCode]) : nil
+        let summary = execution.byHand ? nil : ScenarioResult.ClientSummary(
             status: execution.status, timedOut: execution.timedOut, outcome: execution.report?.outcome,
             error: execution.report?.error, reportProblem: execution.reportProblem,
             stderrTail: execution.stderr.isEmpty ? nil : String(execution.stderr.suffix(2000)),
             signal: execution.signal, startFailure: execution.launchError.map { "the client could not start: \($0)" } ?? execution.startFailure)
+        func finish(_ status: ScenarioResult.Status, _ reason: String?, verdicts: [Verdict] = []) -> ScenarioResult {
+            Self.result(scenario, status, reason, started: started, verdicts: verdicts, exchanges: entries.count,
+                        client: summary, trace: trace)
+        }
         // A setup mistake is not a verdict: nothing is judged.
         if let launchError = execution.launchError {
-            return finish(.error, "the client could not start: \(launchError)", exchanges: entries.count, client: summary)
+            return finish(.error, "the client could not start: \(launchError)")
         }
         if let startFailure = execution.startFailure {
-            return finish(.error, startFailure, exchanges: entries.count, client: summary)
+            return finish(.error, startFailure)
         }
         // The checks judge the traffic even of a client that had to be stopped: why it hung
         // (a password loop, a redirect loop) is in there.
         let verdicts = await Self.judge(scenario, target: mocks.target, entries: entries, execution: execution)
         if let stopped = execution.stopped {
-            return finish(.error, "the client was stopped: \(stopped)", verdicts: verdicts, exchanges: entries.count,
-                          client: summary)
+            return finish(.error, "the client was stopped: \(stopped)", verdicts: verdicts)
         }
         if execution.timedOut {
             return finish(.error, "the client did not finish within \(String(format: "%g", timeout)) s and was stopped",
-                          verdicts: verdicts, exchanges: entries.count, client: summary)
+                          verdicts: verdicts)
         }
         // Crashing is not reporting: the checks still judge its traffic, but the scenario is
         // `crashed`, with the last lines the client wrote.
         if let crash = execution.crash {
             let lines = ClientEnding.lastLines(execution)
             return finish(.crashed, "the client crashed: \(crash)" + (lines.isEmpty ? "" : "; its last output:\n" + lines),
-                          verdicts: verdicts, exchanges: entries.count, client: summary)
+                          verdicts: verdicts)
         }
         let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
         if failed.isEmpty, let unexercised = scenario.unexercised(verdicts) {
-            return finish(.error, unexercised, verdicts: verdicts, exchanges: entries.count, client: summary)
+            return finish(.error, unexercised, verdicts: verdicts)
         }
-        return finish(failed.isEmpty ? .pass : .fail, ScenarioResult.headline(verdicts),
-                      verdicts: verdicts, exchanges: entries.count, client: summary)
+        return finish(failed.isEmpty ? .pass : .fail, ScenarioResult.headline(verdicts), verdicts: verdicts)
     }
 
     /// The verdicts, computed off the cooperative thread pool: the checks decode and compare
@@ -199,7 +213,7 @@ public struct ScenarioRunner: Sendable {
     }
 
     /// The mocks (or the replay) one scenario runs against.
-    struct RunningMocks {
+    struct RunningMocks: Sendable {
         let target: ScenarioTarget
         let log: TrafficLog
         let stop: @Sendable () async -> Void
