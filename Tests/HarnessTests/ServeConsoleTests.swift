@@ -96,6 +96,9 @@ import TestSupport
         let console = try #require(serve.ready["console"] as? String)
         #expect(console.hasPrefix("http://127.0.0.1:"))
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // A test that throws must not leave it running: its deinit traps in debug builds and
+        // takes the whole test process down with it. (A second shutdown only reports alreadyShutdown.)
+        defer { client.shutdown { _ in } }
         let reader = EventReader(url: console + "events", client: client)
         try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
         let hello = try #require(reader.snapshot().events.first { $0.name == "hello" }?.data)
@@ -184,6 +187,9 @@ import TestSupport
         defer { if !stopped { _ = serve.stop() } }
         let console = try #require(serve.ready["console"] as? String)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // A test that throws must not leave it running: its deinit traps in debug builds and
+        // takes the whole test process down with it. (A second shutdown only reports alreadyShutdown.)
+        defer { client.shutdown { _ in } }
         let reader = EventReader(url: console + "events", client: client)
         try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
         let browser = TestBrowser()
@@ -230,6 +236,9 @@ import TestSupport
         #expect(report.status == 404 && report.body.contains("nothing is judged without a scenario"))
         try await browser.shutdown()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // A test that throws must not leave it running: its deinit traps in debug builds and
+        // takes the whole test process down with it. (A second shutdown only reports alreadyShutdown.)
+        defer { client.shutdown { _ in } }
         let reader = EventReader(url: console + "events", client: client)
         try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
         let session = reader.snapshot().events.first { $0.name == "hello" }?.data["session"] as? [String: Any]
@@ -258,6 +267,9 @@ import TestSupport
         #expect(noScenario.status == 404 && noScenario.body.contains("--scenario"))
         try await browser.shutdown()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // A test that throws must not leave it running: its deinit traps in debug builds and
+        // takes the whole test process down with it. (A second shutdown only reports alreadyShutdown.)
+        defer { client.shutdown { _ in } }
         let reader = EventReader(url: console + "events", client: client)
         try await reader.wait("the earlier exchange") { events, _ in
             events.contains { $0.name == "exchange" && $0.data["mock"] as? String == "sp" }
@@ -275,6 +287,9 @@ import TestSupport
         defer { if !stopped { _ = serve.stop() } }
         let console = try #require(serve.ready["console"] as? String)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // A test that throws must not leave it running: its deinit traps in debug builds and
+        // takes the whole test process down with it. (A second shutdown only reports alreadyShutdown.)
+        defer { client.shutdown { _ in } }
         let reader = EventReader(url: console + "events", client: client)
         try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
         let browser = TestBrowser()

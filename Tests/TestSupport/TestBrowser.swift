@@ -51,6 +51,13 @@ public final class TestBrowser: @unchecked Sendable {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
+    /// A test that throws before ``shutdown()`` must not leave the client running: its deinit
+    /// traps in debug builds and takes the whole test process down (a second shutdown only
+    /// reports alreadyShutdown).
+    deinit {
+        client.shutdown { _ in }
+    }
+
     public func shutdown() async throws {
         try await client.shutdown()
     }
