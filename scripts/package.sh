@@ -159,7 +159,9 @@ EOF
 mkdir -p "$out"
 rm -f "$out"/samlharness_*_amd64.deb "$out"/samlharness-*-linux-x86_64.tar.gz
 deb="$out/samlharness_${version}_amd64.deb"
-SOURCE_DATE_EPOCH=$epoch dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+# zstd (dpkg ≥ 1.21.18: Debian 12, Ubuntu 22.04): 8 s where xz took 30-170 s on 2 shared cores,
+# for 61 MB instead of 46.
+SOURCE_DATE_EPOCH=$epoch dpkg-deb --root-owner-group -Zzstd -z9 --build "$root" "$deb" >/dev/null
 say "wrote ${deb#"$repo"/} ($(du -h "$deb" | cut -f1); installed $((installed_size / 1024)) MB) in $((SECONDS - t)) s"
 say "  Depends: $depends"
 
@@ -187,7 +189,7 @@ Put bin/ on PATH (the executables find their data in ../share/samlharness wherev
 The https scenarios need the local test CA, once:  bash share/samlharness/scripts/setup-tls.sh
 share/samlharness/docs/install.md has the rest (the .deb, the container image, the environment).
 EOF
-tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner -C "$work/tar" -cf - "$name" | gzip -9n >"$out/$name.tar.gz"
+tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner -C "$work/tar" -cf - "$name" | gzip -6n >"$out/$name.tar.gz"
 say "wrote ${out#"$repo"/}/$name.tar.gz ($(du -h "$out/$name.tar.gz" | cut -f1)) in $((SECONDS - t)) s"
 
 # ---------------------------------------------------------------------------------------------
