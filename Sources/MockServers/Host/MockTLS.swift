@@ -48,7 +48,8 @@ public struct MockTLS: Sendable {
     public static func load(from directory: URL = defaultDirectory(), fault: TLSFault? = nil) throws -> MockTLS {
         guard isSetUp(in: directory) else {
             throw LoadError(description: "no TLS material in \(directory.path) (ca.pem, server.pem, server.key): "
-                + "run `bash scripts/setup-tls.sh` (or set SAMLH_TLS_DIR)")
+                + "run `bash scripts/setup-tls.sh` (installed: `bash /usr/share/samlharness/scripts/setup-tls.sh`, or "
+                + "share/samlharness/scripts/setup-tls.sh of the tarball), or set SAMLH_TLS_DIR")
         }
         let faultDirectory = fault?.directoryName.map { directory.appendingPathComponent("faults/\($0)") }
         if let faultDirectory, !["server.pem", "server.key"].allSatisfy({
