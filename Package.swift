@@ -1,9 +1,34 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
+
+// Trait `Kerberos`: the mocks accept Kerberos inside Negotiate through MIT Kerberos's GSS-API
+// (CGSSAPI). On by default on Linux, where libkrb5-dev puts its headers on the default paths;
+// off by default elsewhere, so that macOS builds without MIT's headers (Apple's GSS framework has
+// no gssapi_ext.h): `swift build --traits Kerberos` with Homebrew's krb5 (docs/macos.md). Without
+// it the Kerberos scenarios are skipped and a Kerberos ticket is refused, saying why.
+#if os(Linux)
+let defaultTraits: Set<String> = ["Kerberos"]
+#else
+let defaultTraits: Set<String> = []
+#endif
+
+// Homebrew's krb5 is keg-only: its pkg-config file names the include directory. On Debian,
+// krb5-gssapi's cflags add an -isystem SwiftPM refuses with a warning, and the headers and the
+// library are on the default paths: no pkg-config there.
+#if os(macOS)
+let gssapiPkgConfig: String? = "krb5-gssapi"
+#else
+let gssapiPkgConfig: String? = nil
+#endif
 
 let package = Package(
     name: "SAMLHarness",
-    platforms: [.macOS(.v14)],
+    // macOS 15: Synchronization's Mutex (SAMLCore, MockServers, Harness; Hummingbird 2 alone
+    // needs 14). iOS 16: the ReferenceClient library alone (URL.path(percentEncoded:),
+    // NSLocking.withLock); the mocks, SAMLCore (libxmlsec1) and the harness do not run on iOS —
+    // an app on a device or simulator logs in against `samlharness serve` on the host
+    // (docs/devices.md).
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .library(name: "SAMLCore", targets: ["SAMLCore"]),
         .library(name: "MockServers", targets: ["MockServers"]),
@@ -11,6 +36,11 @@ let package = Package(
         .library(name: "ReferenceClient", targets: ["ReferenceClient"]),
         .executable(name: "samlharness", targets: ["samlharness"]),
         .executable(name: "samlh-reference-client", targets: ["samlh-reference-client"]),
+    ],
+    traits: [
+        .trait(name: "Kerberos",
+               description: "Kerberos inside Negotiate in the mocks, through MIT Kerberos's GSS-API (Debian libkrb5-dev, Homebrew krb5)."),
+        .default(enabledTraits: defaultTraits),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,7 +60,7 @@ let package = Package(
         .systemLibrary(
             name: "CXMLSec",
             pkgConfig: "xmlsec1-openssl",
-            providers: [.apt(["libxml2-dev", "libxmlsec1-dev", "zlib1g-dev"])]
+            providers: [.apt(["libxml2-dev", "libxmlsec1-dev", "zlib1g-dev"]), .brew(["libxmlsec1", "libxml2", "openssl@3"])]
         ),
         .target(
             name: "SAMLCore",
@@ -38,18 +68,18 @@ let package = Package(
         ),
         // HTTP mocks on Hummingbird 2: SAML IdP + SP, ECP, HTTP auth challenges, proxy,
         // the traffic log. Never imports the harness.
-        // MIT Kerberos's GSS-API: the mocks accept Negotiate/Kerberos from a realm's keytab.
-        // (No pkgConfig: krb5-gssapi's cflags add an -isystem SwiftPM refuses with a warning,
-        // and Debian's headers and library are on the default paths.)
+        // MIT Kerberos's GSS-API: the mocks accept Negotiate/Kerberos from a realm's keytab
+        // (trait Kerberos, above).
         .systemLibrary(
             name: "CGSSAPI",
-            providers: [.apt(["libkrb5-dev"])]
+            pkgConfig: gssapiPkgConfig,
+            providers: [.apt(["libkrb5-dev"]), .brew(["krb5"])]
         ),
         .target(
             name: "MockServers",
             dependencies: [
                 "SAMLCore",
-                "CGSSAPI",
+                .target(name: "CGSSAPI", condition: .when(traits: ["Kerberos"])),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -2,21 +2,35 @@
  * CXMLSec: libxml2 + libxmlsec1 (OpenSSL backend) + zlib for Swift.
  *
  * SwiftPM drops the -D flags that `pkg-config --cflags xmlsec1-openssl` prints, and the
- * layout of xmlsec's structs depends on them (XMLSEC_NO_SIZE_T changes xmlSecSize from
- * size_t to unsigned int): define exactly what pkg-config says, before any xmlsec include.
- * SAMLCore checks the layout at start-up (XMLLibrary.swift).
+ * layout of xmlsec's structs depends on one of them: define what the installed xmlsec was
+ * built with, before any other xmlsec include. SAMLCore checks the layout at start-up
+ * (XMLLibrary.swift). Which defines those are follows from xmlsec's version (xmlsec/version.h
+ * holds only macros), read here rather than in Package.swift, which cannot see the headers:
+ *
+ * - 1.2.x (Debian 12: 1.2.37): xmlSecSize is `unsigned int` on a 64-bit build unless xmlsec
+ *   was configured with --enable-size-t (configure.ac: XMLSEC_NO_SIZE_T by default), and
+ *   Debian's pkg-config adds XMLSEC_OPENSSL3_ENGINES.
+ * - 1.3.x (Homebrew, Debian 13): xmlSecSize is always size_t and XMLSEC_NO_SIZE_T is gone;
+ *   engines are off unless configured with --enable-openssl3-engines.
+ *
+ * Both leave out GOST and link the OpenSSL backend directly (no crypto dynamic loading); the
+ * xmlsec CRYPTO/GOST/DL defines only choose which declarations the headers make.
  */
 #ifndef CXMLSEC_SHIM_H
 #define CXMLSEC_SHIM_H
 
+#include <xmlsec/version.h>
+
 #ifndef __XMLSEC_FUNCTION__
 #define __XMLSEC_FUNCTION__ __func__
 #endif
+#if XMLSEC_VERSION_MAJOR == 1 && XMLSEC_VERSION_MINOR < 3
 #ifndef XMLSEC_NO_SIZE_T
 #define XMLSEC_NO_SIZE_T 1
 #endif
 #ifndef XMLSEC_OPENSSL3_ENGINES
 #define XMLSEC_OPENSSL3_ENGINES 1
+#endif
 #endif
 #ifndef XMLSEC_NO_GOST
 #define XMLSEC_NO_GOST 1
@@ -169,7 +183,8 @@ static inline xmlDocPtr cxmlsec_parse_memory(const char *buf, int len, int optio
     if (*sawDoctype) {
         if (doc != NULL) { xmlFreeDoc(doc); doc = NULL; }
     } else if (doc == NULL || !ctxt->wellFormed) {
-        xmlErrorPtr err = xmlCtxtGetLastError(ctxt);
+        /* const: libxml2 2.12 and later return a const pointer (Homebrew's), 2.9 a plain one. */
+        const xmlError *err = xmlCtxtGetLastError(ctxt);
         if (err != NULL) {
             snprintf(message, messageSize, "%s", err->message ? err->message : "not well-formed");
             *line = err->line; *column = err->int2;

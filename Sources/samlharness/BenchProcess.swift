@@ -34,8 +34,7 @@ final class BenchProcess {
         var pipeFDs: [Int32] = [-1, -1]
         guard pipe(&pipeFDs) == 0 else { throw LaunchError(description: "pipe: \(String(cString: strerror(errno)))") }
         for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
+        var actions = ClientProcessRunner.spawnFileActions()
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         if let stdoutFile {
@@ -188,7 +187,11 @@ final class BenchProcess {
     /// CPU seconds (user + system) of this process.
     static func ownCPUSeconds() -> Double {
         var usage = rusage()
+        #if canImport(Darwin)
+        getrusage(RUSAGE_SELF, &usage)
+        #else
         getrusage(RUSAGE_SELF.rawValue, &usage)
+        #endif
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
@@ -200,7 +203,11 @@ final class BenchProcess {
 
     /// A free TCP port on 127.0.0.1 (bound, read, released: a small race, fine on loopback).
     static func freeLoopbackPort() -> Int? {
+        #if canImport(Darwin)
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #else
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var address = sockaddr_in()

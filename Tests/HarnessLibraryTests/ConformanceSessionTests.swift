@@ -41,6 +41,7 @@ import Testing
         #expect(result.status == .pass, "\(result.reason ?? "")")
         #expect(result.verdicts.contains { $0.check == "flow.relaystate-preserved" && $0.status == .pass })
         #expect(result.exchanges == session.traffic.count)
+        #expect(result.client?.outcome == "success", "judged with the client's report")
 
         // Judged once: the mocks are gone, and a second ending returns the first result.
         let again = await session.finish()

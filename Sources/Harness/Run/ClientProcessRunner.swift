@@ -5,6 +5,16 @@ import Glibc
 import Darwin
 #endif
 
+// posix_spawn's attributes and file actions are structs in glibc and opaque pointers in Darwin
+// (`typedef void *posix_spawnattr_t`, imported as an optional pointer that `_init` allocates).
+#if canImport(Darwin)
+public typealias SpawnAttributes = posix_spawnattr_t?
+public typealias SpawnFileActions = posix_spawn_file_actions_t?
+#else
+public typealias SpawnAttributes = posix_spawnattr_t
+public typealias SpawnFileActions = posix_spawn_file_actions_t
+#endif
+
 /// Runs a client under test as a child in a process group of its own, so a timeout stops it
 /// and everything it forked: SIGTERM to the group, then SIGKILL after a grace period.
 /// Output is kept bounded (the last `outputLimit` bytes of each stream).
@@ -56,14 +66,17 @@ public struct ClientProcessRunner: Sendable {
             return Outcome(status: nil, timedOut: false, stdout: "", stderr: "", launchError: "pipe: \(String(cString: strerror(errno)))", seconds: 0, stopped: nil)
         }
         setCloseOnExec(outPipe + errPipe)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
+        var actions = Self.spawnFileActions()
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, stdinFile ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        // Nothing else of the runner (other clients' pipes, the mocks' sockets) leaks into the client.
+        // Nothing else of the runner (other clients' pipes, the mocks' sockets) leaks into the
+        // client: glibc closes from 3 up; Darwin closes every descriptor the actions do not
+        // name (POSIX_SPAWN_CLOEXEC_DEFAULT, ``spawnAttributes()``).
+        #if !canImport(Darwin)
         if let spawnCloseFrom { _ = spawnCloseFrom(&actions, 3) } else { setCloseOnExec(outPipe + errPipe) }
+        #endif
         var attributes = Self.spawnAttributes()
         defer { posix_spawnattr_destroy(&attributes) }
 
@@ -128,13 +141,31 @@ public struct ClientProcessRunner: Sendable {
                        seconds: Date().timeIntervalSince(started), stopped: stopped, signal: signal)
     }
 
+    /// Empty file actions, initialised; the caller adds to them and destroys them.
+    public static func spawnFileActions() -> SpawnFileActions {
+        #if canImport(Darwin)
+        var actions: SpawnFileActions = nil
+        #else
+        var actions = SpawnFileActions()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        return actions
+    }
+
     /// The attributes every child gets: a process group of its own (so the whole group can be
     /// stopped), no blocked signals and SIGINT/SIGTERM/SIGPIPE/SIGHUP at their defaults,
-    /// whatever the parent does with them. The caller destroys them.
-    public static func spawnAttributes() -> posix_spawnattr_t {
-        var attributes = posix_spawnattr_t()
+    /// whatever the parent does with them; on Darwin, no descriptor but those the file actions
+    /// name. The caller destroys them.
+    public static func spawnAttributes() -> SpawnAttributes {
+        #if canImport(Darwin)
+        var attributes: SpawnAttributes = nil
+        let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_CLOEXEC_DEFAULT
+        #else
+        var attributes = SpawnAttributes()
+        let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        #endif
         posix_spawnattr_init(&attributes)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         posix_spawnattr_setpgroup(&attributes, 0)
         var empty = sigset_t()
         sigemptyset(&empty)
@@ -209,12 +240,14 @@ final class BoundedReader: @unchecked Sendable {
     }
 }
 
+#if !canImport(Darwin)
 /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), looked up at run time: Swift's
 /// Glibc module does not export it.
 private let spawnCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
     return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
 }()
+#endif
 
 /// Marks descriptors close-on-exec (for when the closefrom action is missing).
 private func setCloseOnExec(_ fds: [Int32]) {

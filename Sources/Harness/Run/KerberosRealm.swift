@@ -12,11 +12,15 @@ public struct KerberosRealm: Sendable {
 
     public static let realm = KerberosAcceptor.realm
 
-    /// Why a Kerberos scenario is skipped without a realm.
-    public static let missing = "needs a Kerberos realm: run `bash scripts/setup-kerberos.sh start DIR` and set SAMLH_KERBEROS=DIR (docs/ntlm.md, Kerberos)"
+    /// Why a Kerberos scenario is skipped without a realm (or in a build without Kerberos).
+    public static let missing = KerberosAcceptor.isAvailable
+        ? "needs a Kerberos realm: run `bash scripts/setup-kerberos.sh start DIR` and set SAMLH_KERBEROS=DIR (docs/ntlm.md, Kerberos)"
+        : "needs Kerberos, and " + KerberosAcceptor.unavailable
 
+    /// The realm `SAMLH_KERBEROS` names, when its `krb5.conf` is there and this build reads
+    /// Kerberos (``KerberosAcceptor/isAvailable``).
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> KerberosRealm? {
-        guard let path = environment["SAMLH_KERBEROS"], !path.isEmpty else { return nil }
+        guard KerberosAcceptor.isAvailable, let path = environment["SAMLH_KERBEROS"], !path.isEmpty else { return nil }
         let realm = KerberosRealm(directory: URL(fileURLWithPath: path))
         return FileManager.default.fileExists(atPath: realm.configuration.path) ? realm : nil
     }

@@ -1,4 +1,6 @@
+#if Kerberos
 import CGSSAPI
+#endif
 import Foundation
 
 /// The acceptor side of Kerberos inside Negotiate (RFC 4559, RFC 4178, RFC 4121), through MIT
@@ -44,8 +46,31 @@ public struct KerberosAcceptor: Sendable {
         case continueNeeded
     }
 
+    /// Whether this build reads Kerberos tickets: the package trait `Kerberos` (on by default
+    /// on Linux; `swift build --traits Kerberos` on macOS with Homebrew's krb5, docs/macos.md).
+    #if Kerberos
+    public static let isAvailable = true
+    #else
+    public static let isAvailable = false
+    #endif
+
+    /// Why a build without the trait refuses every ticket.
+    public static let unavailable = "this build has no Kerberos (built without the package trait Kerberos: `swift build --traits Kerberos`, docs/macos.md)"
+
     /// Accepts one initial token (the whole `Negotiate` token: SPNEGO or bare Kerberos).
     public func accept(_ token: [UInt8]) -> Outcome {
+        #if Kerberos
+        return acceptThroughGSSAPI(token)
+        #else
+        return .refused(Self.unavailable)
+        #endif
+    }
+}
+
+#if Kerberos
+extension KerberosAcceptor {
+    /// ``accept(_:)`` through GSS-API.
+    func acceptThroughGSSAPI(_ token: [UInt8]) -> Outcome {
         var minor: OM_uint32 = 0
         var credential: gss_cred_id_t?
         // The keytab, and MIT's replay cache inside the realm's directory (not the library's
@@ -132,3 +157,4 @@ public struct KerberosAcceptor: Sendable {
         return result
     }
 }
+#endif

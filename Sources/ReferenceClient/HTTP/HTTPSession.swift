@@ -344,7 +344,7 @@ final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
     }
 }
 
-/// A value behind a lock (the package targets macOS 14, before `Synchronization.Mutex`).
+/// A value behind a lock (this library targets iOS 16, before `Synchronization.Mutex`).
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
