@@ -89,10 +89,17 @@ case "$mode" in
     deb="$(cd "$(dirname "$deb")" && pwd)/$(basename "$deb")"   # apt-get installs a file given by path
     echo "::group::apt-get install $deb"
     sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
-      && sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" \
+      && sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" \
       || fail "apt-get install $deb failed (the package is built for Debian 12: run the job in a debian:bookworm container, or use install: source)"
     echo "::endgroup::"
     bin="$(command -v samlharness)" || fail "the package installed no samlharness on PATH"
+    # The https scenarios need the machine's local test CA (docs/tls.md), made and trusted here
+    # as on a development machine; the package ships the script (its Recommends: openssl,
+    # ca-certificates, which it needs).
+    tls=/usr/share/samlharness/scripts/setup-tls.sh
+    if [[ -f $tls ]]; then
+      sudo_if_needed bash "$tls" || fail "$tls failed: the https scenarios would error"
+    fi
     ;;
   *) fail "install must be release, source or path, not '$mode'" ;;
 esac
