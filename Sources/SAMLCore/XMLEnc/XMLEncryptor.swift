@@ -75,7 +75,9 @@ public struct XMLEncryptor: Sendable {
             throw EncryptionError(.encryptionFailed, "cannot create an encryption context")
         }
         defer { xmlSecEncCtxDestroy(ctx) }
-        guard let sessionKey = xmlSecKeyGenerate(xmlSecOpenSSLKeyDataAesGetKlass(), dataAlgorithm.keyBits,
+        // `.init`: xmlSecSize is a macro for `unsigned int` in xmlsec 1.2 (Swift cannot name it) and
+        // size_t in 1.3 (Homebrew's): the parameter's own type.
+        guard let sessionKey = xmlSecKeyGenerate(xmlSecOpenSSLKeyDataAesGetKlass(), .init(dataAlgorithm.keyBits),
                                                  xmlSecKeyDataType(xmlSecKeyDataTypeSession)) else {
             throw EncryptionError(.encryptionFailed, "cannot generate the AES session key")
         }
