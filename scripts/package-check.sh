@@ -26,6 +26,9 @@
 #   serve     `samlharness serve` in the root, its ready line read, and a login through it from
 #             the host with curl: HTTP Basic on the ready line's auth.basic with its first user
 #             (401 without credentials, the secret page with them); SIGTERM ends it with exit 0
+#   pytest    the pytest plugin as its users get it: Debian's python3-venv, a venv with the pins
+#             of scripts/setup-pytest-plugin.sh, `pip install ./python`, and the plugin's README
+#             example (python/tests/test_plugin.py -k readme_example) against /usr/bin/samlharness
 #   tarball   a second fresh root: the tarball unpacked in /opt, only the packages its README's
 #             apt line names installed, then --version and the whole catalog from PATH
 #   image     podman (installed when missing) builds the Containerfile over a base image imported
@@ -92,6 +95,7 @@ T_CACHE=$(timeout_of cache 1200)
 T_DEB=$(timeout_of deb 600)
 T_CATALOG=$(timeout_of catalog 900)
 T_SERVE=$(timeout_of serve 180)
+T_PYTEST=$(timeout_of pytest 600)
 T_TARBALL=$(timeout_of tarball 1200)
 T_IMAGE=$(timeout_of image 1200)
 T_IMAGE_RUN=$(timeout_of image-run 1200)
@@ -259,6 +263,35 @@ phase_serve() {
   say "serve: stopped by SIGTERM, exit 0"
 }
 
+# The pytest plugin as its users get it, against the installed samlharness: Debian's python3,
+# a venv with the pins of scripts/setup-pytest-plugin.sh, `pip install ./python`, and the plugin's
+# README example (test_plugin.py's test_the_readme_example_passes_as_written: a login through
+# samlharness_serve judged by verdicts(), and a client function judged by samlharness_run).
+phase_pytest() {
+  local pins
+  pins="$(bash -c '. <(sed -n "/^PINS=(/,/)/p;/^BUILD_PINS=(/p" "$1"); echo "${PINS[*]} ${BUILD_PINS[*]}"' _ \
+    "$script_dir/setup-pytest-plugin.sh")"
+  [[ $pins == *pytest==* ]] || die "cannot read the pins of scripts/setup-pytest-plugin.sh"
+  rm -rf "$root/tmp/python"
+  cp -r "$repo/python" "$root/tmp/python"
+  rm -rf "$root/tmp/python/build" "$root/tmp/python"/src/*.egg-info
+  # What the machine's network gives any fresh machine (an intercepting proxy's CA for pip).
+  [[ -f /etc/pip.conf ]] && cp /etc/pip.conf "$root/etc/pip.conf"
+  cr_in_root "$root" "$T_PYTEST" "set -e
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q python3-venv >/tmp/apt-python.log 2>&1 || { tail -20 /tmp/apt-python.log >&2; exit 1; }
+    chown -R tester:tester /tmp/python
+    exec runuser -u tester -- env -i HOME=/home/tester USER=tester LANG=C.UTF-8 PATH=$CR_PATH \
+      SAMLH_TLS_DIR=/var/lib/samlh-tls SAMLH_BIN=/usr/bin/samlharness bash -c '
+        set -e
+        python3 -m venv ~/venv
+        ~/venv/bin/pip install --no-input -q $pins >~/pip.log 2>&1 || { tail -20 ~/pip.log >&2; exit 1; }
+        ~/venv/bin/pip install --no-input -q /tmp/python >>~/pip.log 2>&1 || { tail -20 ~/pip.log >&2; exit 1; }
+        cd /tmp/python
+        ~/venv/bin/python -m pytest -p no:cacheprovider -q tests/test_plugin.py -k readme_example'"
+  say "pytest: the plugin's README example passed against /usr/bin/samlharness"
+}
+
 phase_tarball() {
   fresh_root tarball
   local tgz="${tars[0]}" name line
@@ -389,6 +422,7 @@ phase cache "$T_CACHE" phase_cache
 phase deb "$T_DEB" phase_deb
 phase catalog "$T_CATALOG" phase_catalog
 phase serve "$T_SERVE" phase_serve
+phase pytest "$T_PYTEST" phase_pytest
 if ((tarball)); then phase tarball "$T_TARBALL" phase_tarball; fi
 if ((image)); then
   podman_install || true
