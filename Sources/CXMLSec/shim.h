@@ -101,6 +101,33 @@ static inline void cxmlsec_xml_free(void *p) { if (p != NULL) { xmlFree(p); } }
 /* xmlSecCheckVersion() is a macro. */
 static inline int cxmlsec_check_version(void) { return xmlSecCheckVersion(); }
 
+/*
+ * xmlsec 1.3 takes a key from the keys manager only when KeyInfo names it ("strict" search),
+ * unless a context asks for XMLSEC_KEYINFO_FLAGS_LAX_KEY_SEARCH; 1.2 always searched the
+ * manager and has no such flag. SAMLCore's encryption and decryption managers hold exactly the
+ * one key meant (the recipient's, the SP's), and their EncryptedKey names none.
+ */
+static inline unsigned int cxmlsec_lax_key_search(void) {
+#ifdef XMLSEC_KEYINFO_FLAGS_LAX_KEY_SEARCH
+    return XMLSEC_KEYINFO_FLAGS_LAX_KEY_SEARCH;
+#else
+    return 0;
+#endif
+}
+
+/*
+ * The KeyInfo children a decryption reads to find its key: an EncryptedKey (inline or by
+ * RetrievalMethod) and a KeyName. Not X509Data or KeyValue: there they only name the key the
+ * manager holds, and xmlsec 1.3 stops at a certificate it cannot match to that key instead of
+ * searching the manager. Copied into the contexts of nested EncryptedKeys. Returns 0 or -1.
+ */
+static inline int cxmlsec_read_only_key_references(xmlSecKeyInfoCtxPtr ctx) {
+    if (xmlSecPtrListAdd(&ctx->enabledKeyData, (xmlSecPtr)xmlSecKeyDataEncryptedKeyId) < 0) return -1;
+    if (xmlSecPtrListAdd(&ctx->enabledKeyData, (xmlSecPtr)xmlSecKeyDataRetrievalMethodId) < 0) return -1;
+    if (xmlSecPtrListAdd(&ctx->enabledKeyData, (xmlSecPtr)xmlSecKeyDataNameId) < 0) return -1;
+    return 0;
+}
+
 /* ---- errors -------------------------------------------------------------------------- */
 
 /* The last xmlsec error of this thread, kept so a failure can say what libxmlsec1 said. */

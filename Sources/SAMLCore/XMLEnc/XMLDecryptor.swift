@@ -69,6 +69,12 @@ public struct XMLDecryptor: Sendable {
         defer { xmlSecEncCtxDestroy(ctx) }
         // A certificate in KeyInfo only names the key; it is not a trust decision here.
         ctx.pointee.keyInfoReadCtx.flags |= UInt32(XMLSEC_KEYINFO_FLAGS_X509DATA_DONT_VERIFY_CERTS)
+        // The manager holds the SP's key alone: xmlsec 1.3 uses it only when asked to search, and
+        // only when no certificate in the EncryptedKey's KeyInfo stands in the way (shim.h).
+        ctx.pointee.keyInfoReadCtx.flags |= cxmlsec_lax_key_search()
+        guard cxmlsec_read_only_key_references(&ctx.pointee.keyInfoReadCtx) == 0 else {
+            throw EncryptionError(.decryptionFailed, "cannot configure the decryption context")
+        }
         // xmlsec looks up an EncryptedKey by reference through this element's document; keep
         // the EncryptedKey a child of KeyInfo or of the wrapper (saml-core §2.2.4 allows both).
         let parent = encData.node.pointee.parent

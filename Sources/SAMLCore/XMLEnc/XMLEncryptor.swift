@@ -75,6 +75,10 @@ public struct XMLEncryptor: Sendable {
             throw EncryptionError(.encryptionFailed, "cannot create an encryption context")
         }
         defer { xmlSecEncCtxDestroy(ctx) }
+        // The manager holds the recipient's key alone, which the EncryptedKey written from this
+        // context does not name: xmlsec 1.3 uses it only when asked to search (shim.h).
+        ctx.pointee.keyInfoReadCtx.flags |= cxmlsec_lax_key_search()
+        ctx.pointee.keyInfoWriteCtx.flags |= cxmlsec_lax_key_search()
         // `.init`: xmlSecSize is a macro for `unsigned int` in xmlsec 1.2 (Swift cannot name it) and
         // size_t in 1.3 (Homebrew's): the parameter's own type.
         guard let sessionKey = xmlSecKeyGenerate(xmlSecOpenSSLKeyDataAesGetKlass(), .init(dataAlgorithm.keyBits),
