@@ -25,13 +25,13 @@ import Testing
     }
 
     @Test func aLoginDrivenByTheTestIsJudgedAndTheMocksStop() async throws {
-        let session = try await Conformance.session(scenario: Self.formLogin, timeScale: 0.25)
+        let session = try await Conformance.session(scenario: Self.formLogin)
         #expect(session.target.id == Self.formLogin)
         #expect(session.target.start.hasPrefix("http://127.0.0.1:"))
         #expect(session.target.username == "alice")
         #expect(session.environment["SAMLH_START_URL"] == session.target.start)
         #expect(session.environment["SAMLH_PASSWORD"] == session.target.password)
-        #expect(session.environment["SAMLH_REQUEST_TIMEOUT"] == "2.5")
+        #expect(session.environment["SAMLH_REQUEST_TIMEOUT"] == "10")
         #expect(session.target.parameters["SP_URL"].map(session.target.start.hasPrefix) == true)
 
         let report = try await Self.logIn(session)
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func aClientThatDropsTheRelayStateIsCaught() async throws {
-        let session = try await Conformance.session(scenario: Self.formLogin, timeScale: 0.25)
+        let session = try await Conformance.session(scenario: Self.formLogin)
         var dropsRelayState = ClientBehaviour.correct
         dropsRelayState.echoRelayState = false
         let report = try await Self.logIn(session, behaviour: dropsRelayState)
@@ -64,14 +64,14 @@ import Testing
 
     @Test func withoutAReportTheSessionIsJudgedFromWhatTheMocksServed() async throws {
         // A UI test drives the app; the app reports nothing: the mocks served the SP's page.
-        let loggedIn = try await Conformance.session(scenario: Self.formLogin, timeScale: 0.25)
+        let loggedIn = try await Conformance.session(scenario: Self.formLogin)
         _ = try await Self.logIn(loggedIn)
         let served = await loggedIn.finish()
         #expect(served.status == .pass, "\(served.reason ?? "")")
         #expect(served.client == nil)
 
         // Nothing drove it: the resource was never served.
-        let idle = try await Conformance.session(scenario: Self.formLogin, timeScale: 0.25)
+        let idle = try await Conformance.session(scenario: Self.formLogin)
         let nothing = await idle.finish()
         #expect(nothing.status == .fail)
         #expect(Self.failedChecks(nothing).contains("flow.resource-obtained"), "\(Self.failedChecks(nothing))")

@@ -6,7 +6,7 @@ import XCTest
 /// The same session from XCTest: an async test method, a teardown that stops the mocks.
 final class ConformanceXCTests: XCTestCase {
     func testASessionJudgesAnXCTestLogin() async throws {
-        let session = try await Conformance.session(scenario: "web-sso.shibboleth-form-login", timeScale: 0.25)
+        let session = try await Conformance.session(scenario: "web-sso.shibboleth-form-login")
         addTeardownBlock { await session.stop() }
         let configuration = try ClientConfiguration.fromEnvironment(session.environment)
         let login = await ReferenceClient(configuration: configuration).run()
