@@ -12,10 +12,13 @@
 #   wget                 1.21.3     wget(1): --user/--password, -e use_proxy=yes
 #   default-jdk-headless 17         OpenJDK 17: java.net.HttpURLConnection + java.net.Authenticator
 #   libwww-perl          6.68       Perl's LWP::UserAgent with credentials()
+#   ruby-mechanize       2.8.5      Ruby's Mechanize (net-http-persistent, net-http-digest_auth, rubyntlm)
+#   golang-go            1.19       Go's net/http + net/http/cookiejar (standard library only)
 #
 # Idempotent: apt-get runs (update first, once) only when a package is missing; the Java
-# wrapper is compiled into .build-real-clients/java (gitignored) only when its source is newer
-# than the class. Must run as root (or with sudo) when something has to be installed.
+# wrapper is compiled into .build-real-clients/java (gitignored) and the Go one into
+# .build-real-clients/go (its GOCACHE/GOPATH there too, offline: standard library only) only when
+# its source is newer than the build. Must run as root (or with sudo) when something has to be installed.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -32,6 +35,8 @@ expected=(
   "wget 1.21.3"
   "default-jdk-headless 2:1.17"
   "libwww-perl 6.68"
+  "ruby-mechanize 2.8.5"
+  "golang-go 2:1.19"
 )
 
 installed_version() {  # the installed version of $1, empty when it is not installed
@@ -88,5 +93,20 @@ if [[ -f $source ]]; then
     mkdir -p "$out"
     javac --release 17 -Xlint:all -Werror -d "$out" "$source"
     echo "setup-real-clients-system: compiled $source into $out"
+  fi
+fi
+
+# The Go wrapper (standard library only), built when its source changed: GOCACHE and GOPATH in
+# .build-real-clients/go so nothing lands in $HOME, offline (GOPROXY=off; GOTOOLCHAIN=local keeps
+# a newer go command from fetching a toolchain), no go.mod needed for one file.
+source="Tests/RealClients/go/gohttp.go"
+out=".build-real-clients/go"
+if [[ -f $source ]]; then
+  if [[ ! -x $out/gohttp || $source -nt $out/gohttp ]]; then
+    ((check_only)) && { echo "setup-real-clients-system: $out/gohttp is missing or stale" >&2; exit 1; }
+    mkdir -p "$out/cache" "$out/path"
+    env GOCACHE="$PWD/$out/cache" GOPATH="$PWD/$out/path" GOENV=off GOTOOLCHAIN=local GOPROXY=off GOFLAGS= CGO_ENABLED=0 \
+      go build -trimpath -o "$out/gohttp" "$source"
+    echo "setup-real-clients-system: built $source into $out/gohttp"
   fi
 fi

@@ -16,12 +16,11 @@
 #   Proxy-Authorization on every request, up front. That is what this wrapper does, with
 #   $ua->proxy (the userinfo percent-encoded: LWP decodes it);
 # - the timeout is SAMLH_REQUEST_TIMEOUT (LWP's default is 180 s);
-# - the credentials: LWP's API takes Perl character strings (LWP::Authen::Basic encodes
-#   "user:pass" to UTF-8 itself when the challenge says charset="UTF-8"), so by default the
-#   wrapper decodes the environment's UTF-8 (Encode::decode), as perlunifaq tells a program to
-#   decode its input (LWP_CREDENTIALS=characters, lwp.yaml). LWP_CREDENTIALS=bytes passes the
-#   undecoded bytes, as a program that never decodes does (lwp-bytes.yaml). The two differ only
-#   for a non-ASCII password.
+# - the credentials: LWP's API takes Perl character strings (LWP::Authen::Basic runs
+#   Encode::encode("UTF-8", "user:pass") itself when the challenge says charset="UTF-8", which
+#   is right only for characters), so the wrapper decodes the environment's UTF-8
+#   (Encode::decode), as perlunifaq tells a program to decode its input. (Undecoded bytes would
+#   be encoded twice: the wrapper's mistake, not LWP's, so no entry runs that way, issue 35.)
 use strict;
 use warnings;
 
@@ -45,8 +44,7 @@ use Encode ();
 my $start = URI->new($ENV{SAMLH_START_URL});
 my $ua = AppUserAgent->new(timeout => $ENV{SAMLH_REQUEST_TIMEOUT} || 10, env_proxy => 0);
 $ua->{app_netloc} = $start->host_port;
-my $as_bytes = ($ENV{LWP_CREDENTIALS} // 'characters') eq 'bytes';
-$ua->{app_credentials} = [map { $as_bytes ? $_ : Encode::decode('UTF-8', $_) } $ENV{SAMLH_USERNAME}, $ENV{SAMLH_PASSWORD}];
+$ua->{app_credentials} = [map { Encode::decode('UTF-8', $_) } $ENV{SAMLH_USERNAME}, $ENV{SAMLH_PASSWORD}];
 if (($ENV{SAMLH_FLOW} // '') eq 'proxy') {
     my $proxy = URI->new($ENV{SAMLH_PROXY_URL});
     $proxy->userinfo(uri_escape($ENV{SAMLH_PROXY_USERNAME}) . ':' . uri_escape($ENV{SAMLH_PROXY_PASSWORD}));
@@ -62,7 +60,7 @@ my $result = {
     resource => $ok ? $response->decoded_content // '' : '',
     error    => $error,
     details  => { client => 'LWP::UserAgent', version => $LWP::UserAgent::VERSION,
-                  credentials => $as_bytes ? 'bytes' : 'characters',
+                  credentials => 'characters',
                   status => '' . $response->code, redirects => '' . scalar($response->redirects) },
 };
 open(my $out, '>:raw', $ENV{SAMLH_RESULT_FILE}) or die "cannot write the result: $!";

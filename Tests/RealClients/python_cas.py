@@ -9,7 +9,11 @@ CASClient(version=3, server_url=CAS/cas/, service_url=SERVICE).get_verification_
 and .verify_response(answer) (the two halves of its verify_ticket, public, so that the raw
 validation answer can be the resource), V=3: SAMLH_CAS_VALIDATE_URL is always /cas/p3/serviceValidate.
 Not on cas-browser: there the mock's own application is the service and validates the ticket.
+Not on cas-rest.tls-cas-* (Tests/RealClients/suite.yaml): the login above, the wrapper's, meets the
+CAS's certificate before python-cas does, so the verdict would be the wrapper's.
 Adapted: nothing. timeout= is SAMLH_REQUEST_TIMEOUT on the REST calls (python-cas has none).
+python-cas is given the test CA as an application gives it: verify_ssl_certificate, which its
+session.get passes to requests as verify= (cas.py 215-218).
 """
 import os
 

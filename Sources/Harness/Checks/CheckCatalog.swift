@@ -109,12 +109,14 @@ public enum CheckCatalog {
 
         // Security.
         .init("security.no-preemptive-credentials", .security,
-              "credentials are sent only after a challenge for that protection space, never up front",
-              reference: "RFC 9110 §11.6.1; CFNetwork protection-space semantics",
-              flows: [.httpBasic, .httpDigest, .proxy]),
+              "credentials go only after a challenge for that protection space, not up front (a recommendation: RFC 9110 allows them up front)",
+              reference: "RFC 9110 §11.6.2; CFNetwork protection-space semantics",
+              flows: [.httpBasic, .httpDigest, .proxy],
+              onlyRecommended: "RFC 9110 §11.6.2 lets a user agent authenticate \"usually, but not necessarily, after receiving a 401\": sending Basic up front is allowed, a documented design of widely used libraries"),
         .init("security.no-preemptive-proxy-credentials", .security,
               "Proxy-Authorization goes only after the proxy's 407, not up front (a recommendation: RFC 9110 allows it to the proxy the user configured)",
-              reference: "RFC 9110 §11.7.1, §11.7.2", flows: [.proxy]),
+              reference: "RFC 9110 §11.7.1, §11.7.2", flows: [.proxy],
+              onlyRecommended: "RFC 9110 §11.7.2 lets a client send Proxy-Authorization to the proxy it was configured with \"usually, but not necessarily, after receiving a 407\""),
         .init("security.no-credentials-to-other-host", .security,
               "credentials and the IdP's cookies never go to another host after a redirect",
               reference: "RFC 9110 §11.6.1; CVE-2018-1000007 (curl), CVE-2023-32681 (requests)", flows: credentialFlows),

@@ -35,15 +35,19 @@ public struct CheckDescriptor: Sendable, Equatable {
     /// The flows it applies to (all when empty).
     public let flows: Set<Flow>
     public let parameters: [Parameter]
+    /// Set when the reference allows what the check looks for (a policy, not a rule): the
+    /// check can only be `level: recommended`, and this says why in the reference's words.
+    public let onlyRecommended: String?
 
     public init(_ id: String, _ category: Category, _ purpose: String, reference: String, flows: Set<Flow> = [],
-                parameters: [Parameter] = []) {
+                parameters: [Parameter] = [], onlyRecommended: String? = nil) {
         self.id = id
         self.category = category
         self.purpose = purpose
         self.reference = reference
         self.flows = flows
         self.parameters = parameters
+        self.onlyRecommended = onlyRecommended
     }
 
     public func applies(to flow: Flow) -> Bool { flows.isEmpty || flows.contains(flow) }

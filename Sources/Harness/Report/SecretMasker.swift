@@ -4,7 +4,8 @@ import SAMLCore
 /// Masks secrets in what a report shows, by default (`--show-secrets` turns it off):
 /// - the scenario user's password and second-factor code anywhere, as typed and as the
 ///   bindings encode them (form-encoded, percent-encoded, XML- and HTML-escaped, JSON);
-/// - `Authorization` and `Proxy-Authorization` values (the scheme stays), cookie values in
+/// - `Authorization` and `Proxy-Authorization` values (the scheme stays; of a Digest answer
+///   only its `response`, so a reader sees which challenge it answered), cookie values in
 ///   `Cookie` and `Set-Cookie` (names and attributes stay);
 /// - CAS tickets (`ST-`, `TGT-`, `PT-`, `PGT-`, `PGTIOU-`: the prefix stays), bearer tokens,
 ///   `access_token` / `refresh_token` / `id_token` values in URLs and JSON;
@@ -227,6 +228,11 @@ public struct SecretMasker: Sendable {
         case "authorization", "proxy-authorization":
             // RFC 9110 §11.6.2: credentials = auth-scheme [ 1*SP ( token68 / #auth-param ) ].
             guard let space = value.firstIndex(of: " ") else { return Self.mark }
+            // RFC 7616 §3.4: of a Digest answer only `response` derives from the password;
+            // the nonce, algorithm, nc, qop and uri say which challenge was answered, and stay.
+            if value[..<space].lowercased() == "digest" {
+                return text(Self.digestRule.apply(value))
+            }
             return String(value[..<space]) + " " + Self.mark
         case "cookie":
             return Self.maskCookiePairs(value)
@@ -313,6 +319,7 @@ public struct SecretMasker: Sendable {
             client.outcome = client.outcome.map(text)
             client.reportProblem = client.reportProblem.map(evidence)
             client.stderrTail = client.stderrTail.map(evidence)
+            client.details = client.details?.mapValues(evidence)
             copy.client = client
         }
         copy.trace = result.trace.map(trace)
@@ -365,8 +372,11 @@ public struct SecretMasker: Sendable {
         Rule(#"("(?:access|refresh|id)_token"\s*:\s*")(?!\[masked\])[^"]*"#, "$1[masked]", triggers: ["_token\""]),
         // Header lines quoted in evidence: credentials and cookies.
         // To the end of the line: a Digest field's quoted parameters are credentials too.
-        Rule(#"(?m)((?:Proxy-)?Authorization:\s*[A-Za-z]+\s+)(?!\[masked\])[^\r\n]+"#, "$1[masked]", options: [.caseInsensitive],
+        Rule(#"(?m)((?:Proxy-)?Authorization:\s*(?!Digest\s)[A-Za-z]+\s+)(?!\[masked\])[^\r\n]+"#, "$1[masked]", options: [.caseInsensitive],
              triggers: ["authorization:"]),
+        // …but of a Digest answer only its `response` (RFC 7616 §3.4).
+        Rule(#"(?m)((?:Proxy-)?Authorization:\s*Digest\s[^\r\n]*?\bresponse\s*=\s*"?)(?!\[masked\])[^",\s\r\n]+"#, "$1[masked]",
+             options: [.caseInsensitive], triggers: ["authorization:"]),
         // Password form fields (`password`, `j_password`, `passwd`…) quoted in evidence, even
         // when a buggy client sent the value unencoded and it no longer matches the password.
         Rule(#"\b([A-Za-z_]*(?:password|passwd|pwd)=)(?!\[masked\])[^&\s"'<>]+"#, "$1[masked]", options: [.caseInsensitive],
@@ -377,6 +387,11 @@ public struct SecretMasker: Sendable {
         Rule(#"(<(?:[A-Za-z0-9_.\-]+:)?Password\b[^>]*>)(?!\[masked\])[^<]*(</(?:[A-Za-z0-9_.\-]+:)?Password>)"#,
              "$1[masked]$2", triggers: ["password>"]),
     ]
+
+    /// The `response` parameter of a Digest `Authorization` value (RFC 7616 §3.4), quoted or
+    /// not.
+    static let digestRule = Rule(#"(\bresponse\s*=\s*"?)(?!\[masked\])[^",\s]+"#, "$1[masked]", options: [.caseInsensitive],
+                                 triggers: ["response"])
 
     static func xmlEscape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")

@@ -19,19 +19,44 @@ public enum ExpectationJudge {
         let implied = scenario.expect.outcome == .success ? "flow.resource-obtained" : "flow.failure-reported"
         if !uses.contains(where: { $0.id == implied }) { uses.insert(CheckUse(id: implied), at: 0) }
         if !uses.contains(where: { $0.id == "flow.no-false-success" }) { uses.append(CheckUse(id: "flow.no-false-success")) }
-        return uses.map { use in
-            switch use.id {
-            case "flow.resource-obtained": resourceObtained(use, execution, truth, scenario: scenario, entries: entries)
-            case "flow.failure-reported": failureReported(use, scenario, execution, truth, entries: entries)
-            case "flow.no-false-success": noFalseSuccess(use, execution, truth)
-            default:
-                if let check = CheckRegistry.implementations[use.id] {
-                    verdict(check, use, CheckContext(scenario: scenario, target: target, entries: entries,
-                                                     execution: execution, truth: truth, params: use.params))
-                } else {
-                    Verdict(check: use.id, level: use.level, status: .notEvaluated,
-                            reason: "this build does not evaluate `\(use.id)` yet")
-                }
+        // Security and encoding judge every scenario of their flows (issue 35, item 9): one
+        // behaviour, one verdict, whichever scenario showed it. A check the scenario does not
+        // list counts only where it applied: its not-applicable verdict is left out.
+        let flowWide = flowWideChecks(for: scenario.flow).filter { id in !uses.contains(where: { $0.id == id }) }
+        let listed = uses.count
+        uses += flowWide.map { CheckUse(id: $0, level: CheckCatalog.descriptor($0)?.onlyRecommended == nil ? .required : .recommended) }
+        return uses.enumerated().compactMap { index, use -> Verdict? in
+            let verdict = judge(use, scenario: scenario, target: target, entries: entries, execution: execution, truth: truth)
+            if index >= listed, verdict.status == .notApplicable || verdict.status == .notEvaluated { return nil }
+            return verdict
+        }
+    }
+
+    /// The security and encoding checks that judge every scenario of `flow`, in catalog order,
+    /// and the protocol checks that judge what every request of a flow must carry (an ECP
+    /// client's PAOS headers: the same traffic gets the same verdict in every ECP scenario).
+    public static func flowWideChecks(for flow: Flow) -> [String] {
+        CheckCatalog.all.filter { ([.security, .encoding].contains($0.category) || everyRequestChecks.contains($0.id))
+            && $0.applies(to: flow) && CheckRegistry.implementations[$0.id] != nil }
+            .map(\.id)
+    }
+
+    /// Protocol checks of what every request of their flow carries.
+    static let everyRequestChecks: Set<String> = ["ecp.paos-headers"]
+
+    static func judge(_ use: CheckUse, scenario: Scenario, target: ScenarioTarget, entries: [TrafficEntry],
+                      execution: ClientExecution, truth: Truth) -> Verdict {
+        switch use.id {
+        case "flow.resource-obtained": resourceObtained(use, execution, truth, scenario: scenario, entries: entries)
+        case "flow.failure-reported": failureReported(use, scenario, execution, truth, entries: entries)
+        case "flow.no-false-success": noFalseSuccess(use, execution, truth)
+        default:
+            if let check = CheckRegistry.implementations[use.id] {
+                verdict(check, use, CheckContext(scenario: scenario, target: target, entries: entries,
+                                                 execution: execution, truth: truth, params: use.params))
+            } else {
+                Verdict(check: use.id, level: use.level, status: .notEvaluated,
+                        reason: "this build does not evaluate `\(use.id)` yet")
             }
         }
     }
@@ -131,16 +156,48 @@ public enum ExpectationJudge {
             return verdict(.fail, "the SP refused with \(first.code) in #\(first.entry.sequence), not with \(expected.sorted().joined(separator: " or ")) the scenario sets up: what stopped the login was something the client changed, not the scenario's defect",
                            [Evidence(exchange: first.entry.sequence, mock: first.entry.mock, detail: "the SP's refusal (\(first.code))")])
         }
+        // The traffic first for a transport fault: the mock cut an answer short (or never
+        // gave one); a client that then went on as if it had the page (posted a form read from
+        // half a page) did not notice, whatever its words.
+        if let cut = entries.first(where: { Self.faulted($0.response?.delivery) }) {
+            let path = { (entry: TrafficEntry) in entry.request.target.split(separator: "?").first.map(String.init) ?? entry.request.target }
+            if let after = entries.first(where: { $0.sequence > cut.sequence && $0.mock == cut.mock && path($0) != path(cut) && $0.mock != "control" }) {
+                return verdict(.fail, "the mock cut #\(cut.sequence) short (\(Self.faultName(cut))), yet the client went on to \(after.request.method) \(path(after)) in #\(after.sequence) as if it had the whole answer",
+                               [Evidence(exchange: cut.sequence, mock: cut.mock, detail: "the fault"),
+                                Evidence(exchange: after.sequence, mock: after.mock, detail: "the request after it")])
+            }
+        }
         // The client refused by itself (nothing it sent was refused for the scenario's
         // reason): its own report must name the error. The result's `error` is read alone
         // when the client wrote one, so a word in an unrelated log line does not count.
         let said = (execution.report?.error).flatMap { $0.isEmpty ? nil : $0 } ?? execution.errorText
+        let named = FaultWords.describe(scenario.expect.error ?? "")
+        let cut = entries.first(where: { Self.faulted($0.response?.delivery) })
+        let traffic = cut.map { [Evidence(exchange: $0.sequence, mock: $0.mock, detail: "the fault (\(Self.faultName($0)))")] } ?? []
         guard scenario.expect.names(said) else {
-            return verdict(.fail, "the client failed, but its error does not name `\(scenario.expect.error ?? "")`",
-                           [Evidence(detail: "the client's error", excerpt: excerpt(said))])
+            return verdict(.fail, "the client failed, but its error does not name `\(named)`",
+                           traffic + [Evidence(detail: "the client's error", excerpt: excerpt(said))])
         }
-        return verdict(.pass, "the client stopped and named `\(scenario.expect.error ?? "")`",
-                       [Evidence(detail: "the client's error", excerpt: excerpt(said))])
+        let stopped = cut.map { "the client stopped after the fault of #\($0.sequence) and named `\(named)`" }
+        return verdict(.pass, stopped ?? "the client stopped and named `\(named)`",
+                       traffic + [Evidence(detail: "the client's error", excerpt: excerpt(said))])
+    }
+
+    /// A delivery the mock deliberately broke (a cut-off body, a reset, no answer).
+    static func faulted(_ delivery: MockResponse.Delivery?) -> Bool {
+        switch delivery {
+        case .truncated, .reset, .noAnswer: true
+        default: false
+        }
+    }
+
+    static func faultName(_ entry: TrafficEntry) -> String {
+        switch entry.response?.delivery {
+        case .truncated: entry.annotations["transport"] ?? "a cut-off body"
+        case .reset: entry.annotations["transport"] ?? "a reset"
+        case .noAnswer: "no answer, the connection closed"
+        default: "a fault"
+        }
     }
 
     static func noFalseSuccess(_ use: CheckUse, _ execution: ClientExecution, _ truth: Truth) -> Verdict {

@@ -138,7 +138,8 @@ public struct ScenarioRunner: Sendable {
             status: execution.status, timedOut: execution.timedOut, outcome: execution.report?.outcome,
             error: execution.report?.error, reportProblem: execution.reportProblem,
             stderrTail: execution.stderr.isEmpty ? nil : String(execution.stderr.suffix(2000)),
-            signal: execution.signal, startFailure: execution.launchError.map { "the client could not start: \($0)" } ?? execution.startFailure)
+            signal: execution.signal, startFailure: execution.launchError.map { "the client could not start: \($0)" } ?? execution.startFailure,
+            details: execution.report?.details.flatMap { $0.isEmpty ? nil : $0 })
         func finish(_ status: ScenarioResult.Status, _ reason: String?, verdicts: [Verdict] = []) -> ScenarioResult {
             Self.result(scenario, status, reason, started: started, verdicts: verdicts, exchanges: entries.count,
                         client: summary, trace: trace)
@@ -152,7 +153,9 @@ public struct ScenarioRunner: Sendable {
         }
         // The checks judge the traffic even of a client that had to be stopped: why it hung
         // (a password loop, a redirect loop) is in there.
-        let verdicts = await Self.judge(scenario, target: mocks.target, entries: entries, execution: execution)
+        var verdicts = await Self.judge(scenario, target: mocks.target, entries: entries, execution: execution)
+        let unreached = SituationReach.unreached(scenario, target: mocks.target, entries: entries)
+        if let unreached { verdicts = SituationReach.withoutOutcome(verdicts, unreached) }
         if let stopped = execution.stopped {
             return finish(.error, "the client was stopped: \(stopped)", verdicts: verdicts)
         }
@@ -168,6 +171,9 @@ public struct ScenarioRunner: Sendable {
                           verdicts: verdicts)
         }
         let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
+        if failed.isEmpty, let unreached {
+            return finish(.error, unreached, verdicts: verdicts)
+        }
         if failed.isEmpty, let unexercised = scenario.unexercised(verdicts) {
             return finish(.error, unexercised, verdicts: verdicts)
         }
@@ -238,8 +244,12 @@ public struct ScenarioRunner: Sendable {
         try profile.useSP(personality: scenario.sp?.personality, settings: scenario.sp?.assignments ?? [],
                           mockIdP: mockIdPDirectory)
         if timeScale != 1 { profile.knobs = profile.knobs.map { $0.scaled(by: timeScale) } }
+        // HSTS ignores IP-literal hosts (RFC 6797 §8.1.1): where a scenario judges it (the
+        // https-downgrade knob), the mocks hand out their URLs under the name `localhost`.
+        let hostName = profile.knobs.contains(.httpsDowngrade) ? "localhost" : nil
         let suite = try await MockSuite.start(profile: profile, seed: scenario.effectiveSeed, clockStart: clockStart,
-                                              frozen: frozen, mockIdPDirectory: mockIdPDirectory, logger: logger)
+                                              frozen: frozen, mockIdPDirectory: mockIdPDirectory, publicHost: hostName,
+                                              logger: logger)
         let target = ScenarioTarget.resolve(scenario, ready: suite.readyInfo()).scaled(by: timeScale)
         return RunningMocks(target: target, log: suite.log,
                             stop: { await suite.stop(grace: grace) })

@@ -147,9 +147,12 @@ public struct ScenarioResult: Codable, Sendable, Equatable {
         /// Why the client could not start: a setup mistake (a command not found, not
         /// executable, a missing directory), not a conformance verdict (report format 1.1).
         public var startFailure: String?
+        /// The `details` of the client's result file, as it wrote them (report format 1.2):
+        /// checks read them, so a reader sees them too.
+        public var details: [String: String]?
 
         public init(status: Int32?, timedOut: Bool, outcome: String? = nil, error: String? = nil, reportProblem: String? = nil,
-                    stderrTail: String? = nil, signal: Int32? = nil, startFailure: String? = nil) {
+                    stderrTail: String? = nil, signal: Int32? = nil, startFailure: String? = nil, details: [String: String]? = nil) {
             self.status = status
             self.timedOut = timedOut
             self.outcome = outcome
@@ -158,6 +161,7 @@ public struct ScenarioResult: Codable, Sendable, Equatable {
             self.stderrTail = stderrTail
             self.signal = signal
             self.startFailure = startFailure
+            self.details = details
         }
 
         enum CodingKeys: String, CodingKey {
@@ -168,6 +172,7 @@ public struct ScenarioResult: Codable, Sendable, Equatable {
             case stderrTail = "stderr_tail"
             case signal
             case startFailure = "start_failure"
+            case details
         }
     }
 

@@ -252,12 +252,15 @@ public struct ScenarioExpectation: Codable, Sendable, Equatable {
     public var outcome: Outcome
     /// What the client's error must name (case-insensitive substring), for `failure`; `a|b`
     /// accepts either word (clients name a refused certificate "certificate", "SSL…" or
-    /// "hostname verification failed").
+    /// "hostname verification failed"); `@short-body`, `@connection-lost` and
+    /// `@connection-reset` stand for the words real libraries use for those faults
+    /// (``FaultWords``).
     public var error: String?
 
     /// The words of ``error``, any of which the client's error must contain (lowercased).
     public var errorWords: [String] {
         (error ?? "").lowercased().split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .flatMap { FaultWords.expand($0) ?? [$0] }
     }
 
     /// Whether `text` names the error (an empty ``error`` is named by anything).

@@ -245,12 +245,19 @@ public final class ScenarioLoader: @unchecked Sendable {
                 add([.key("knobs"), .index(index)], "\(error)")
             }
         }
+        for word in (scenario.expect.error ?? "").lowercased().split(separator: "|").map({ $0.trimmingCharacters(in: .whitespaces) })
+            where FaultWords.expand(word) == nil {
+            add([.key("expect"), .key("error")], "`\(word)` is no class of fault words; known: \(FaultWords.classes.keys.sorted().map { "@" + $0 }.joined(separator: ", "))")
+        }
         for (index, id) in (scenario.exercises ?? []).enumerated() where !scenario.checks.contains(where: { $0.id == id }) {
             add([.key("exercises"), .index(index)], "`\(id)` is not among the scenario's `checks`; a check it exercises must be judged")
         }
         var seen: [String: Int] = [:]
         for (index, use) in scenario.checks.enumerated() {
             let path: [PathComponent] = [.key("checks"), .index(index)]
+            if use.level == .required, let why = CheckCatalog.descriptor(use.id)?.onlyRecommended {
+                add(path, "check `\(use.id)` can only be `level: recommended`: \(why)")
+            }
             if let first = seen[use.id] {
                 add(path, "check `\(use.id)` is listed twice (first as item \(first + 1))")
                 continue
@@ -350,6 +357,7 @@ public final class ScenarioLoader: @unchecked Sendable {
         case .httpsFor(let mocks), .tlsFault(_, let mocks):
             ("the listeners of \(Knob.listed(mocks))", mocks.reduce(into: Set<Flow>()) { $0.formUnion(Self.flows(reaching: $1)) })
         case .errorPage200: ("the IdP's error pages", [.webSSO, .webSSOIdPInitiated, .ecp, .opdsSAML])
+        case .spSessionEnds: ("the SP's sessions", [.webSSO, .webSSOIdPInitiated, .adfsPassive, .proxy])
         default: ("", [])
         }
         guard !flows.isEmpty, !flows.contains(flow) else { return nil }

@@ -34,6 +34,7 @@ extension Knob {
         case .truncatedBody: "the SSO endpoint (and ECP, CAS login) sends its headers with the full Content-Length and half the body, then closes the connection"
         case .connectionReset: "the SSO endpoint (and ECP, CAS login) sends its headers and half the body, then resets the connection (TCP RST)"
         case .errorPage200: "the IdP's error pages (unsupported request, 500, stale request) answered with status 200, as Shibboleth IdP's error views are"
+        case .spSessionEnds: "the SP's session serves its page once, then ends (timed out, or logged out by the application): the next visit goes back to the IdP, whose session a second login must reuse"
         case .tls: "the IdP and the SP served over https with the harness's local CA (scripts/setup-tls.sh; clients get SAMLH_CA_FILE)"
         case .httpsDowngrade: "the SP (over https) sends the client back after the login to its plain-http twin, as an SP behind a TLS-terminating proxy that thinks it runs on http does"
         case .httpsFor(let mocks): "\(Knob.listed(mocks)) served over https with the harness's local CA (clients get SAMLH_CA_FILE)"
@@ -91,7 +92,7 @@ extension Knob {
         case .secondAssertion: "assertion.multiple"
         case .nameIDComment: nil
         case .oversized: "response.oversized"
-        case .slow, .noAnswer, .error500, .redirectLoop, .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade, .httpsFor, .tlsFault: nil
+        case .slow, .noAnswer, .error500, .redirectLoop, .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade, .httpsFor, .tlsFault, .spSessionEnds: nil
         case .cas, .adfs, .cm, .ntlm: nil
         }
     }
@@ -137,7 +138,7 @@ extension Knob {
         .relayStateDropped, .relayStateAltered, .acsOther, .base64Wrapped(64), .base64Wrapped(76),
         .attributeMissing("mail"), .nameIDFormat("urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"),
         .secondAssertion, .nameIDComment, .oversized(2 * 1024 * 1024), .slow(2), .noAnswer(2), .error500, .redirectLoop,
-        .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade, .httpsFor([.cas, .adfs]),
+        .truncatedBody, .connectionReset, .errorPage200, .tls, .httpsDowngrade, .httpsFor([.cas, .adfs]), .spSessionEnds,
     ] + TLSFault.allCases.map { .tlsFault($0, [.idp]) } + CASKnob.examples.map(Knob.cas) + ADFSKnob.examples.map(Knob.adfs) + CMKnob.examples.map(Knob.cm)
         + NTLMKnob.examples.map(Knob.ntlm)
 }

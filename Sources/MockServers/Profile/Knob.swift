@@ -47,6 +47,10 @@ public enum Knob: Sendable, Equatable, Hashable {
     case connectionReset
     /// The IdP's error pages answered with status 200, as Shibboleth IdP's error views are.
     case errorPage200
+    /// The SP's session serves its page once and then ends (an SP session that timed out, or
+    /// an application that logged the user out, between two visits): the client's next visit
+    /// goes back to the IdP, whose session a second login must reuse.
+    case spSessionEnds
     /// The IdP and the SP served over https (the harness's local CA).
     case tls
     /// After a login the SP redirects from https to its plain-http twin (implies ``tls``).
@@ -81,6 +85,7 @@ public enum Knob: Sendable, Equatable, Hashable {
         "expired", "not-yet-valid", "clock-skew", "status", "encrypt-wrong-key", "relaystate", "acs-other",
         "base64-wrap", "attribute-missing", "nameid-format", "second-assertion", "nameid-comment",
         "oversized", "slow", "no-answer", "error-500", "redirect-loop", "truncated-body", "connection-reset", "error-page-200", "tls", "https-downgrade",
+        "sp-session-ends",
     ] + TLSFault.allCases.map { "tls-\($0.rawValue)" } + CASKnob.names + ADFSKnob.names + CMKnob.names + NTLMKnob.names
 
     /// Parses `name` or `name=value`.
@@ -172,6 +177,7 @@ public enum Knob: Sendable, Equatable, Hashable {
         case "truncated-body": self = try noValue(.truncatedBody)
         case "connection-reset": self = try noValue(.connectionReset)
         case "error-page-200": self = try noValue(.errorPage200)
+        case "sp-session-ends": self = try noValue(.spSessionEnds)
         case "tls": self = value == nil ? .tls : .httpsFor(try TLSMock.parseList(value!, knob: name))
         case "https-downgrade": self = try noValue(.httpsDowngrade)
         case _ where name.hasPrefix("tls-"):
@@ -238,6 +244,7 @@ public enum Knob: Sendable, Equatable, Hashable {
         case .truncatedBody: "truncated-body"
         case .connectionReset: "connection-reset"
         case .errorPage200: "error-page-200"
+        case .spSessionEnds: "sp-session-ends"
         case .tls: "tls"
         case .httpsDowngrade: "https-downgrade"
         case .httpsFor(let mocks): "tls=\(mocks.map(\.rawValue).joined(separator: ","))"

@@ -6,7 +6,14 @@ extension MockSP {
     /// advertises ECP, else a redirect to the IdP.
     func protectedResource(_ request: MockRequest) throws -> MockResponse {
         if let key = request.cookie(sessionCookieName), let session = state.session(key) {
-            return securePage(session, path: request.path).annotated("sp.session", "valid")
+            // `sp-session-ends`: the session served its page once; this visit finds it over.
+            if !environment.knobs.contains(.spSessionEnds) || !state.useOnce(key) {
+                return securePage(session, path: request.path).annotated("sp.session", "valid")
+            }
+            let target = base + request.target
+            var again = try redirectToIdP(target: target, forceAuthn: false, isPassive: false).annotated("sp.sso", "redirect")
+            again.setCookie(.expire(sessionCookieName))
+            return again.annotated("sp.session", "ended")
         }
         let target = base + request.target
         if PAOSHTTP.announcesECP(accept: request.header("Accept"), paos: request.header(PAOSHTTP.paosHeaderName)) {

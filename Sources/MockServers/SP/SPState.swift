@@ -35,6 +35,8 @@ final class SPState: Sendable {
         var order: [String] = []
         var sessions: [String: SPSession] = [:]
         var sessionOrder: [String] = []
+        /// Sessions that served their page once (the `sp-session-ends` knob).
+        var used: Set<String> = []
     }
 
     static let maxPending = 50_000
@@ -77,6 +79,19 @@ final class SPState: Sendable {
     }
 
     func endSession(_ key: String) { store.withLock { $0.sessions[key] = nil } }
+
+    /// Marks the session used; true when it already was (`sp-session-ends`: it then ends).
+    func useOnce(_ key: String) -> Bool {
+        store.withLock { store in
+            guard store.used.insert(key).inserted else {
+                store.sessions[key] = nil
+                store.used.remove(key)
+                return true
+            }
+            if store.used.count > Self.maxSessions { store.used.removeAll() }
+            return false
+        }
+    }
 
     var sessionCount: Int { store.withLock { $0.sessions.count } }
 

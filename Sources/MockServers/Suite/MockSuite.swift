@@ -146,11 +146,11 @@ public final class MockSuite: Sendable {
     /// ```
     public static func start(profile: LoadedProfile, host: String = "127.0.0.1", basePort: Int = 0,
                              spMetadata: [EntityDescriptor] = [], seed: UInt64, clockStart: Date? = nil,
-                             frozen: Bool = true, mockIdPDirectory: URL? = nil,
+                             frozen: Bool = true, mockIdPDirectory: URL? = nil, publicHost: String? = nil,
                              logger: Logger = Logger(label: "samlharness.mocks")) async throws -> MockSuite {
         try await start(profile: profile, host: host, basePort: basePort, spMetadata: spMetadata,
                         clock: MockEnvironment.clock(start: clockStart, frozen: frozen), ids: SeededIDGenerator(seed: seed),
-                        mockIdPDirectory: mockIdPDirectory, logger: logger)
+                        mockIdPDirectory: mockIdPDirectory, publicHost: publicHost, logger: logger)
     }
 
     /// Stops the mocks; exchanges in flight get `grace` to finish.

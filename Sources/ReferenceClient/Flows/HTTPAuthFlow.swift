@@ -16,7 +16,8 @@ struct HTTPAuthFlow {
         }
         var response = try await context.http.follow(request)
         if response.status == 401 {
-            response = try await ChallengeResponder(http: context.http, configuration: configuration, budget: context.budget)
+            response = try await ChallengeResponder(http: context.http, configuration: configuration, budget: context.budget,
+                                                    onlyFor: Origin(configuration.startURL))
                 .answer(response) ?? response
         }
         let details = ["final_url": response.url.absoluteString, "final_status": String(response.status)]

@@ -30,6 +30,15 @@ struct OPDSFlow {
         let authenticate = try Self.authenticateLink(in: document, idp: configuration.parameters["OPDS_IDP_ENTITY_ID"])
         let session = Session()
         try await login(authenticate, session)
+        var secondLogin: [String: String] = [:]
+        if configuration.parameters["SECOND_LOGIN"] == "1" {
+            // Signed out of the app and in again (`SAMLH_SECOND_LOGIN`): the app's token is
+            // new, the IdP's session cookies are kept, so the IdP must let the user in
+            // without the password.
+            let before = context.budget.count
+            try await login(authenticate, session)
+            secondLogin["second_login_password_submissions"] = String(context.budget.count - before)
+        }
 
         // The catalog: the chosen book's borrow link.
         let catalogURL = try configuration.requiredURL("OPDS_CATALOG")
@@ -58,7 +67,8 @@ struct OPDSFlow {
         await context.emit(.step("fulfilled"))
         return ClientResult(outcome: .success, resource: "sha256=\(sha256)\ncontent-type=\(fulfilled.header("Content-Type") ?? type)\nbytes=\(fulfilled.body.count)\n",
                             details: ["sha256": sha256, "content_type": type, "logins": String(session.logins),
-                                      "relogins": String(session.relogins), "final_url": fulfilled.url.absoluteString])
+                                      "relogins": String(session.relogins), "final_url": fulfilled.url.absoluteString]
+                                .merging(secondLogin) { first, _ in first })
     }
 
     /// Sends `make()` with the bearer token (to the circulation manager's origin only;

@@ -39,6 +39,10 @@ struct ChallengeResponder {
     let http: HTTPSession
     let configuration: ClientConfiguration
     let budget: PasswordBudget
+    /// The origin the user gave the credentials for, when they are for one server (the
+    /// HTTP-auth flows: the start URL's); a challenge from another origin — after a redirect —
+    /// is another protection space (RFC 9110 §11.5) and is not answered with them.
+    var onlyFor: Origin? = nil
 
     /// Nil when `response` is not a challenge; else the answer to the last retry.
     /// `credentialsSent`: the challenged request already carried the credentials, so the
@@ -55,6 +59,9 @@ struct ChallengeResponder {
             : nil
         while current.status == 401 {
             let challenges = Challenge.parse(current.header("WWW-Authenticate") ?? "")
+            if let onlyFor, let origin = Origin(current.request.url), origin != onlyFor {
+                throw ClientFailure("\(current.summaryWithChallenge) from \(origin): the credentials were given for \(onlyFor) and are not offered to another host")
+            }
             // A refusal is a new challenge from the protection space just answered (origin
             // and realm); a redirect may bring a challenge from another space, a fresh one.
             let space = "\(Origin(current.request.url)?.description ?? "") \(challenges.first?.parameters["realm"] ?? "")"

@@ -23,10 +23,25 @@
 //
 // Adapted, nothing else:
 // - proxy: a java.net.Proxy passed to URL.openConnection(Proxy), as an application that is
-//   given a proxy does. Not -Dhttp.proxyHost alone: the system-property ProxySelector
-//   (sun.net.spi.DefaultProxySelector) bypasses the proxy for http.nonProxyHosts, whose
-//   default is "localhost|127.*|[::1]|0.0.0.0|[::0]", and every mock is on 127.0.0.1 — such
-//   a run never reaches the proxy (issue 17 #10). An explicit Proxy is used as given.
+//   given a proxy does. With JDK_PROXY=properties (java-proxy-properties.yaml) instead
+//   http.proxyHost/http.proxyPort, the system-property way, plus http.nonProxyHosts set to the
+//   empty string: the default ProxySelector (sun.net.spi.DefaultProxySelector) bypasses the proxy
+//   for http.nonProxyHosts, whose default is "localhost|127.*|[::1]|0.0.0.0|[::0]", and every
+//   mock is on 127.0.0.1, while an application's origin on a LAN is not in that list; an empty
+//   value is the only one that drops those defaults (a non-empty one gets them appended), so the
+//   run takes the proxy as a LAN application does (issue 17 #10, issue 35).
+// - the Authenticator answers like an application's, once per protection space: the JDK calls
+//   getPasswordAuthentication again after every refusal (it caches the answer per realm and asks
+//   anew when the server refuses it) and stops retrying only when the Authenticator returns null
+//   (java.net.Authenticator: "null if the data can't be obtained"), as an application does once
+//   its user was refused — a login dialog that gives up, or a program that holds one password.
+//   So the wrapper counts the calls per requestor type, requesting host and port, realm
+//   (getRequestingPrompt), scheme and requesting URL: the first call gets the credentials; a
+//   second call for the same URL and protection space means the server refused them there, and
+//   it gets null. (An Authenticator that always answers makes the JDK re-send the refused
+//   password until its redirect limit, 20: that would be the wrapper's loop, not the library's.)
+//   A new realm, host, scheme or URL (the JDK asks again after a redirect within the realm) is
+//   answered.
 // - the Authenticator is set on the connection (HttpURLConnection.setAuthenticator, JDK 9+)
 //   rather than Authenticator.setDefault; the JDK's retry and caching logic is the same.
 // - connect and read timeouts are SAMLH_REQUEST_TIMEOUT (the JDK default is to wait forever).
@@ -36,7 +51,8 @@
 // - the JDK's own defaults stay: redirects followed (same protocol), Basic allowed to
 //   plain-http proxies (jdk.http.auth.proxying.disabledSchemes is empty; only HTTPS tunnels
 //   disable Basic, jdk.http.auth.tunneling.disabledSchemes=Basic), its charset for Basic and
-//   Digest, its number of re-tries after a refused password.
+//   Digest; how often it re-asks the Authenticator is its own, what the Authenticator answers is
+//   the application's (above).
 //
 // Compiled by scripts/setup-real-clients-system.sh into .build-real-clients/java; run as
 // `java -cp .build-real-clients/java JdkHttpClient` (Tests/RealClients/java.yaml).
@@ -78,6 +94,8 @@ public final class JdkHttpClient {
         Path resultFile = Path.of(env.get("SAMLH_RESULT_FILE"));
         AtomicInteger asked = new AtomicInteger();
         Set<String> schemes = Collections.synchronizedSet(new LinkedHashSet<>());
+        Map<String, Integer> answered = new java.util.concurrent.ConcurrentHashMap<>();
+        Set<String> refused = Collections.synchronizedSet(new LinkedHashSet<>());
         String outcome = "failure";
         String resource = "";
         String error = "";
@@ -90,6 +108,12 @@ public final class JdkHttpClient {
                 protected PasswordAuthentication getPasswordAuthentication() {
                     asked.incrementAndGet();
                     schemes.add(getRequestorType() + ":" + getRequestingScheme());
+                    String space = getRequestorType() + " " + getRequestingHost() + ":" + getRequestingPort()
+                            + " " + getRequestingScheme() + " " + getRequestingPrompt() + " " + getRequestingURL();
+                    if (answered.merge(space, 1, Integer::sum) > 1) {
+                        refused.add(space);
+                        return null; // already refused for this protection space: give up, as an application does
+                    }
                     boolean proxy = getRequestorType() == RequestorType.PROXY;
                     String user = env.get(proxy ? "SAMLH_PROXY_USERNAME" : "SAMLH_USERNAME");
                     String password = env.get(proxy ? "SAMLH_PROXY_PASSWORD" : "SAMLH_PASSWORD");
@@ -120,6 +144,11 @@ public final class JdkHttpClient {
                 URI proxyURI = URI.create(env.get("SAMLH_PROXY_URL"));
                 System.setProperty("http.proxyHost", proxyURI.getHost());
                 System.setProperty("http.proxyPort", Integer.toString(proxyURI.getPort()));
+                // The mocks are on 127.0.0.1, which the default http.nonProxyHosts bypasses; an
+                // application's origin on a LAN is not in that list. Empty is the one value that
+                // drops the loopback defaults (any other value gets them appended,
+                // sun.net.spi.DefaultProxySelector), so the proxy is used as for a LAN origin.
+                System.setProperty("http.nonProxyHosts", "");
                 connection = (HttpURLConnection) url.openConnection();
             } else if ("proxy".equals(env.get("SAMLH_FLOW"))) {
                 URI proxyURI = URI.create(env.get("SAMLH_PROXY_URL"));
@@ -150,7 +179,8 @@ public final class JdkHttpClient {
                     + ",\"details\":{\"client\":\"java.net.HttpURLConnection\",\"java\":"
                     + json(System.getProperty("java.runtime.version")) + ",\"used_proxy\":" + json(Boolean.toString(usedProxy)) + ",\"status\":" + json(Integer.toString(status))
                     + ",\"authenticator_calls\":" + json(Integer.toString(asked.get()))
-                    + ",\"authenticator_schemes\":" + json(String.join(" ", schemes)) + "}}");
+                    + ",\"authenticator_schemes\":" + json(String.join(" ", schemes))
+                    + ",\"authenticator_gave_up\":" + json(String.join("; ", refused)) + "}}");
         }
         if (!error.isEmpty()) System.err.println(error);
         System.exit("success".equals(outcome) ? 0 : 1);

@@ -13,6 +13,8 @@ struct SetCookieRecord {
     let path: String
     /// `Max-Age` ≤ 0 or an `Expires` in the past: the cookie is removed.
     let removes: Bool
+    /// The `Secure` attribute: only over a secure channel (RFC 6265 §5.4 step 1).
+    var secure = false
 
     /// RFC 6265 §5.4 step 1: domain-match (host-only without `Domain`) and path-match; ports
     /// play no part (RFC 6265 §8.5).
@@ -36,7 +38,7 @@ enum CookieTraffic {
     static func parse(_ header: String, entry: TrafficEntry, host: String, requestPath: String) -> SetCookieRecord? {
         let parts = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         guard let first = parts.first, let eq = first.firstIndex(of: "="), eq != first.startIndex else { return nil }
-        var domain: String?, path: String?, removes = false
+        var domain: String?, path: String?, removes = false, secure = false
         for attribute in parts.dropFirst() {
             let pieces = attribute.split(separator: "=", maxSplits: 1).map(String.init)
             let value = pieces.count > 1 ? pieces[1] : ""
@@ -44,6 +46,7 @@ enum CookieTraffic {
             case "domain" where !value.isEmpty:
                 domain = (value.hasPrefix(".") ? String(value.dropFirst()) : value).lowercased()
             case "path" where value.hasPrefix("/"): path = value
+            case "secure": secure = true
             case "max-age": if let seconds = Int(value), seconds <= 0 { removes = true }
             case "expires":
                 let formatter = DateFormatter()
@@ -54,7 +57,7 @@ enum CookieTraffic {
             }
         }
         return SetCookieRecord(entry: entry, name: String(first[..<eq]), value: String(first[first.index(after: eq)...]),
-                               host: host, domain: domain, path: path ?? defaultPath(requestPath), removes: removes)
+                               host: host, domain: domain, path: path ?? defaultPath(requestPath), removes: removes, secure: secure)
     }
 
     /// RFC 6265 §5.1.4: the default-path of a request path.

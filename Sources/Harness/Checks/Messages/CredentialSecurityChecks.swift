@@ -2,11 +2,12 @@ import Foundation
 import MockServers
 import SAMLCore
 
-/// Credentials are sent only after a challenge for that protection space, never up front.
-/// RFC 9110 §11.6.1; RFC 7617 §2.2 (a space covers the challenged URI's directory and below);
-/// CFNetwork protection-space semantics. Proxy credentials are judged apart
-/// (``NoPreemptiveProxyCredentialsCheck``): sending them up front to the proxy the user
-/// configured is common and allowed.
+/// Credentials go only after a challenge for that protection space, not up front. A
+/// recommendation, like its proxy twin (``NoPreemptiveProxyCredentialsCheck``): RFC 9110
+/// §11.6.2 lets a user agent authenticate "usually, but not necessarily, after receiving a 401",
+/// and widely used libraries send Basic up front by documented design; the loader refuses it
+/// as `required` (``CheckDescriptor/onlyRecommended``). RFC 7617 §2.2 (a space covers the
+/// challenged URI's directory and below); CFNetwork protection-space semantics.
 struct NoPreemptiveCredentialsCheck: Check {
     static let id = "security.no-preemptive-credentials"
 
@@ -79,11 +80,17 @@ struct NoCredentialsToOtherHostCheck: Check {
         // the IdP's ECP endpoint, which SAML ECP has the client authenticate to (saml-ecp-v2.0
         // §2.3.4; it may answer 401 first or not). Never "whoever received them first": a
         // client that sends them to the SP first and then to the IdP leaks them to the SP.
-        let spaces = Set(entries.compactMap { entry -> String? in
+        //
+        // Where the user named the protected page itself (http-basic, http-digest, a proxied
+        // one), the credentials are for that origin alone: another origin a redirect leads to
+        // is another protection space (RFC 9110 §11.5), and answering its challenge with them
+        // hands the password to a host the user never named — what curl refuses since
+        // CVE-2018-1000007 and python-requests since CVE-2023-32681.
+        let named = Self.namedProtectedOrigin(context)
+        let spaces = named.isEmpty ? Set(entries.compactMap { entry -> String? in
             guard entry.response?.status == 401, entry.response?.header("WWW-Authenticate") != nil else { return nil }
             return MessageTraffic.destinationOrigin(entry)
-        }).union(ECPTraffic.idpRequests(context, after: -1).map(MessageTraffic.destinationOrigin))
-            .union(Self.namedProtectedOrigin(context))
+        }).union(ECPTraffic.idpRequests(context, after: -1).map(MessageTraffic.destinationOrigin)) : named
         var owners: [String: String] = [:]  // another scheme's credentials (Bearer…) → the origin they went to first
         var sent = 0
         for entry in entries {
@@ -94,6 +101,12 @@ struct NoCredentialsToOtherHostCheck: Check {
             if scheme == "basic" || scheme == "digest" {
                 guard spaces.contains(origin) else {
                     let asked = spaces.sorted()
+                    let challenged = entries.contains { $0.sequence < entry.sequence && $0.response?.status == 401
+                        && MessageTraffic.destinationOrigin($0) == origin }
+                    if !named.isEmpty, challenged {
+                        return .fail("#\(entry.sequence) answered the challenge of \(origin) with the credentials the user gave for \(asked.joined(separator: ", ")): another origin is another protection space",
+                                     [MessageTraffic.evidence(entry, "credentials for one origin to another", excerpt: "Authorization: \(authorization)")])
+                    }
                     return .fail("#\(entry.sequence) sent the user's \(scheme.capitalized) credentials to \(origin), which never asked for them"
                                  + (asked.isEmpty ? " (no server challenged in this run)" : " (only \(asked.joined(separator: ", ")) challenged)"),
                                  [MessageTraffic.evidence(entry, "credentials to a host that never challenged", excerpt: "Authorization: \(authorization)")])
@@ -154,6 +167,18 @@ struct NoHTTPSDowngradeCheck: Check {
             secure += 1
             guard wasSecure, location.lowercased().hasPrefix("http://"),
                   let follow = entries[(index + 1)...].first(where: { MessageTraffic.requested($0, location) }) else { continue }
+            // RFC 6797 §8.1.1: an IP-literal host is never a Known HSTS Host, so following the
+            // redirect is no HSTS failure there; only what went over http is judged — a
+            // cookie the server marked Secure (RFC 6265 §5.4), Authorization, a token.
+            if let host = URLParts(location)?.host, Self.isIPLiteral(host) {
+                let secureNames = Set(CookieTraffic.records(Array(entries[...index])).filter(\.secure).map(\.name))
+                let leaked = follow.request.cookies.filter { secureNames.contains($0.name) }.map(\.name)
+                if follow.request.header("Authorization") != nil || !leaked.isEmpty {
+                    return .fail("the https→http redirect of #\(entry.sequence) was followed in #\(follow.sequence) with \(leaked.isEmpty ? "Authorization" : "the Secure cookie(s) \(leaked.joined(separator: ", "))")",
+                                 [MessageTraffic.evidence(entry, "downgrading redirect", excerpt: location), MessageTraffic.evidence(follow, "followed over http")])
+                }
+                continue
+            }
             let carried = ["Authorization", "Cookie"].filter { follow.request.header($0) != nil }
             if !carried.isEmpty || follow.request.query.contains(where: { ["access_token", "ticket"].contains($0.name) }) {
                 return .fail("the https→http redirect of #\(entry.sequence) was followed in #\(follow.sequence) with \(carried.isEmpty ? "a token in the URL" : carried.joined(separator: " and "))",
@@ -162,6 +187,15 @@ struct NoHTTPSDowngradeCheck: Check {
         }
         guard secure > 0 else { return .notApplicable("no https URL took part in this run (the mocks serve http on loopback)") }
         return .pass("no https→http redirect was followed with credentials or tokens")
+    }
+}
+
+extension NoHTTPSDowngradeCheck {
+    /// An IPv4 or IPv6 literal (`127.0.0.1`, `[::1]`): RFC 6797 §8.1.1 keeps it out of HSTS.
+    static func isIPLiteral(_ host: String) -> Bool {
+        if host.hasPrefix("[") || host.contains(":") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
     }
 }
 

@@ -26,7 +26,17 @@ struct TimeoutCleanCheck: Check {
         }
         guard let stall = stalls.first else { return .notApplicable("no server was slow or silent in this run") }
         let held = Self.seconds(stall.response?.delivery) ?? stall.waitDuration
-        let evidence = [MessageTraffic.evidence(stall, "the server held this request for \(Self.format(held)) s")]
+        // What happened, not what was configured: how long the client actually waited on
+        // this request (until it ended), beside the hold the mock was set to.
+        let end = context.execution.ended ?? entries.first.map { $0.started.addingTimeInterval(context.execution.seconds) }
+        let waitedOnStall = end.map { max(0, $0.timeIntervalSince(stall.started)) }
+        let observed: String
+        if let waitedOnStall, waitedOnStall < held {
+            observed = "the client waited \(Self.format(waitedOnStall)) s on this request and ended (the mock was set to hold it \(Self.format(held)) s)"
+        } else {
+            observed = "the mock held this request \(Self.format(held)) s before answering"
+        }
+        let evidence = [MessageTraffic.evidence(stall, observed)]
         if context.execution.timedOut || context.execution.stopped != nil {
             return .fail("the client never gave up on #\(stall.sequence); the runner stopped it"
                          + (context.execution.stopped.map { " (\($0))" } ?? " at the scenario's timeout"), evidence)

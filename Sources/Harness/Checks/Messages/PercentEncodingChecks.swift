@@ -98,9 +98,11 @@ struct UTF8CredentialsCheck: Check {
         // asks for charset="UTF-8").
         if let proxyPassword = context.target.parameters["PROXY_PASSWORD"],
            proxyPassword.unicodeScalars.contains(where: { !$0.isASCII }), let forms = SecretForms(proxyPassword) {
-            for entry in MessageTraffic.clientEntries(context.entries) where entry.mock == "proxy" {
+            let all = MessageTraffic.clientEntries(context.entries)
+            for entry in all where entry.mock == "proxy" {
                 guard let basic = Credentials.basicCredentials(entry.request.header("Proxy-Authorization")),
-                      basic.password != Array(proxyPassword.utf8) else { continue }
+                      basic.password != Array(proxyPassword.utf8),
+                      Self.charsetOffered(before: entry, in: all, challenge: "Proxy-Authenticate") else { continue }
                 let encoding = forms.encoding(of: basic.password)
                 return .fail("the proxy password went \(encoding.map { "as \($0)" } ?? "mangled") in Proxy-Authorization of #\(entry.sequence)",
                              [MessageTraffic.evidence(entry, Self.describe(basic.password, against: Array(proxyPassword.utf8), encoding: encoding))])
@@ -115,8 +117,20 @@ struct UTF8CredentialsCheck: Check {
         let utf8 = Array(password.utf8)
         let forms = SecretForms(password)
         var evidence: [Evidence] = []
-        for entry in MessageTraffic.clientEntries(context.entries) {
+        var unasked: [TrafficEntry] = []
+        let all = MessageTraffic.clientEntries(context.entries)
+        for entry in all {
+            // RFC 7617 §2.1 (and RFC 7616 §4 for Digest): the encoding is UTF-8 when the
+            // challenge said charset="UTF-8"; credentials sent before any such challenge (up
+            // front, or to a server that never offered one) are in an encoding the text leaves
+            // open, and are not judged.
+            let authorization = entry.request.header("Authorization")
+            let challengeFree = authorization != nil && !Self.charsetOffered(before: entry, in: all, challenge: "WWW-Authenticate")
             for sent in Credentials.passwordsSent(in: entry) {
+                if sent.place == "the Basic Authorization header", challengeFree {
+                    if sent.bytes != utf8 { unasked.append(entry) }
+                    continue
+                }
                 if sent.bytes == utf8 {
                     evidence.append(MessageTraffic.evidence(entry, "the password went as UTF-8 in \(sent.place)"))
                     continue
@@ -130,6 +144,7 @@ struct UTF8CredentialsCheck: Check {
             // RFC 7616 §4: a Digest answer carries no password, only a hash over it; the
             // encoding it was hashed in shows by recomputing the answer with each.
             if let field = entry.request.header("Authorization"), HTTPAuthTraffic.scheme(field).lowercased() == "digest" {
+                guard !challengeFree else { continue }
                 guard let encoding = forms?.digestEncoding(field, username: credentials.username, entry: entry) else { continue }
                 if encoding == "UTF-8" {
                     evidence.append(MessageTraffic.evidence(entry, "the Digest response was computed over the UTF-8 password"))
@@ -140,9 +155,27 @@ struct UTF8CredentialsCheck: Check {
             }
         }
         guard !evidence.isEmpty else {
+            if let first = unasked.first {
+                return .notApplicable("the password went in another encoding than UTF-8 in #\(first.sequence), but no challenge before it offered charset=\"UTF-8\" (RFC 7617 §2.1 leaves the encoding open then)")
+            }
             return .notApplicable("the client never sent the password in this run (form fields, query, Basic, WS-Security and Digest answers looked at)")
         }
         return .pass("the non-ASCII password went as UTF-8 (\(evidence.count) time(s))", evidence)
+    }
+
+    /// Whether a challenge (`challenge`: WWW-Authenticate or Proxy-Authenticate) answered to
+    /// an earlier request to the same origin (the proxy, for Proxy-Authenticate) offered
+    /// `charset="UTF-8"` (RFC 7617 §2.1, RFC 7616 §4).
+    static func charsetOffered(before entry: TrafficEntry, in entries: [TrafficEntry], challenge: String) -> Bool {
+        let proxy = challenge == "Proxy-Authenticate"
+        let origin = MessageTraffic.destinationOrigin(entry)
+        return entries.contains { earlier in
+            guard earlier.sequence < entry.sequence, proxy ? earlier.mock == entry.mock : MessageTraffic.destinationOrigin(earlier) == origin,
+                  let response = earlier.response else { return false }
+            return response.headers(named: challenge).contains { value in
+                value.lowercased().replacingOccurrences(of: " ", with: "").range(of: #"charset="?utf-8"?"#, options: .regularExpression) != nil
+            }
+        }
     }
 
     /// What was sent instead of the UTF-8 bytes, without the bytes themselves.

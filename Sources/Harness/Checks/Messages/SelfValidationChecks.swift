@@ -178,11 +178,47 @@ struct RelayStateNotFollowedCheck: Check {
         }) {
             return .fail("the client went to \(MessageTraffic.destinationHost(went)) in #\(went.sequence)", [MessageTraffic.evidence(went, "request to the foreign host")])
         }
-        let said = ([context.execution.errorText] + (context.execution.report?.details ?? [:]).values).joined(separator: "\n").lowercased()
-        if let host = hosts.first(where: { said.contains($0) }), let item = foreign.first(where: { $0.host == host }) {
-            return .fail("the client tried to go to \(host), named by \(item.source)",
-                         [Evidence(detail: "the client's output", excerpt: MessageTraffic.shorten(context.execution.errorText))])
+        // The traffic decides; a claim can only add what the mocks cannot see (a request to a
+        // host outside the harness that failed). The start URL the harness gave the client
+        // names the foreign host by design, so any echo of it (raw or decoded, in the error or
+        // in `details`) is removed before reading what the client says it did.
+        if let claim = Self.claim(naming: hosts, in: context) , let item = foreign.first(where: { $0.host == claim.host }) {
+            return .fail("the client says it went to \(claim.host), named by \(item.source), in its \(claim.source)",
+                         [Evidence(detail: "the client's \(claim.source)", excerpt: claim.excerpt)])
         }
         return .pass("no request to \(hosts.sorted().joined(separator: ", ")) (named by \(foreign[0].source)) reached the mocks, and the client did not name it (a request to a host outside the harness itself cannot be seen)")
+    }
+
+    /// Where the client's own words (its error, then each `details` value) name one of
+    /// `hosts` outside any echo of the start URL: the host, which words, and an excerpt around
+    /// the match.
+    static func claim(naming hosts: Set<String>, in context: CheckContext) -> (host: String, source: String, excerpt: String)? {
+        let start = context.target.start
+        var echoes = [start, start.removingPercentEncoding ?? start]
+        echoes += echoes.map { $0.replacingOccurrences(of: "+", with: " ") }
+        echoes.sort { $0.count > $1.count }
+        var sources: [(String, String)] = []
+        if !context.execution.errorText.isEmpty { sources.append(("error", context.execution.errorText)) }
+        for (key, value) in (context.execution.report?.details ?? [:]).sorted(by: { $0.key < $1.key }) {
+            sources.append(("details.\(key)", value))
+        }
+        for (name, text) in sources {
+            var rest = text
+            for echo in echoes where !echo.isEmpty { rest = rest.replacingOccurrences(of: echo, with: " ") }
+            // A value that is only the start URL's own query (target=…) is an echo too.
+            for pair in URLParts(start)?.query ?? [] {
+                for form in [pair.value, pair.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? pair.value] {
+                    rest = rest.replacingOccurrences(of: "\(pair.name)=\(form)", with: " ")
+                }
+            }
+            let lower = rest.lowercased()
+            for host in hosts.sorted() {
+                guard let range = lower.range(of: host) else { continue }
+                let from = lower.index(range.lowerBound, offsetBy: -60, limitedBy: lower.startIndex) ?? lower.startIndex
+                let to = lower.index(range.upperBound, offsetBy: 60, limitedBy: lower.endIndex) ?? lower.endIndex
+                return (host, name, String(rest[from..<to]))
+            }
+        }
+        return nil
     }
 }
