@@ -73,6 +73,7 @@ import TestSupport
         ]),
         .init(variant: "credentials-to-other-host", names: "security.no-credentials-to-other-host", consequences: [
             "security.no-preemptive-credentials": "the credentials reach the other host before it challenged",
+            "flow.failure-reported": "with the first host's credentials the other host serves its page, where the client had to stop",
         ]),
         .init(variant: "https-downgrade-followed", names: "security.no-https-downgrade", consequences: [
             "flow.failure-reported": "the client reaches the resource over http where it had to stop",
@@ -119,6 +120,7 @@ import TestSupport
         .init(variant: "ntlm-no-domain", names: "ntlm.handshake-correct", consequences: [:]),
         .init(variant: "ntlm-token-carried", names: "ntlm.credentials-scoped", consequences: [
             "ntlm.handshake-correct": "the carried AUTHENTICATE answers no CHALLENGE of the host it reaches",
+            "security.no-credentials-to-other-host": "the carried token is the user's credentials at a host that never asked (judged in every http-ntlm scenario)",
         ]),
     ]
 

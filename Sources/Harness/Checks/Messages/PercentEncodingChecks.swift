@@ -127,8 +127,8 @@ struct UTF8CredentialsCheck: Check {
             let authorization = entry.request.header("Authorization")
             let challengeFree = authorization != nil && !Self.charsetOffered(before: entry, in: all, challenge: "WWW-Authenticate")
             for sent in Credentials.passwordsSent(in: entry) {
-                if sent.place == "the Basic Authorization header", challengeFree {
-                    if sent.bytes != utf8 { unasked.append(entry) }
+                if sent.place == "the Basic Authorization header", challengeFree, sent.bytes != utf8 {
+                    unasked.append(entry)
                     continue
                 }
                 if sent.bytes == utf8 {
