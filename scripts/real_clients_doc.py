@@ -152,10 +152,11 @@ def render(suite, verdicts, run_dir, versions):
             "; ".join(code(f) for f in c["filters"])))
     lines += ["", "## Figures", "",
               "Scenarios per client and flow; a failed *recommended* check is a warning and does not fail",
-              "its scenario (`warnings` counts the scenarios with one).", "",
-              "| client | flow | scenarios | pass | fail | error | warnings |", "|---|---|---:|---:|---:|---:|---:|"]
+              "its scenario (`warnings` counts the scenarios with one); `unsupported`: the client lacks an",
+              "optional feature the scenario offers (its `optional:`), which is not a failure.", "",
+              "| client | flow | scenarios | pass | fail | error | unsupported | warnings |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     all_rows, detail, missing = [], [], []
-    totals = [0, 0, 0, 0, 0]
+    totals = [0, 0, 0, 0, 0, 0]
     for c in clients:
         res = results(run_dir, c["name"])
         if res is None:
@@ -169,17 +170,17 @@ def render(suite, verdicts, run_dir, versions):
             by_flow.setdefault(record["flow"], []).append(record)
         for flow in sorted(by_flow):
             recs = by_flow[flow]
-            counts = [len(recs)] + [sum(r["status"] == s for r in recs) for s in ("pass", "fail", "error")]
+            counts = [len(recs)] + [sum(r["status"] == s for r in recs) for s in ("pass", "fail", "error", "unsupported")]
             warned = sum(any(v.get("level") != "required" and v.get("status") == "fail"
                              for v in r.get("verdicts", [])) for r in recs)
-            lines.append("| %s | %s | %d | %d | %d | %d | %d |" % ((c["name"], flow) + tuple(counts) + (warned,)))
+            lines.append("| %s | %s | %d | %d | %d | %d | %d | %d |" % ((c["name"], flow) + tuple(counts) + (warned,)))
             totals = [t + n for t, n in zip(totals, counts + [warned])]
             for r in recs:
                 status, checks = row_of(r)
                 all_rows.append("| %s | %s | %s | %s |" % (c["name"], r["scenario"], status, checks))
                 if status != "pass":
                     detail.append((c["name"], r))
-    lines.append("| **all** | | %d | %d | %d | %d | %d |" % tuple(totals))
+    lines.append("| **all** | | %d | %d | %d | %d | %d | %d |" % tuple(totals))
     if unstable:
         lines += ["", "## Not held: timing-sensitive scenarios", "",
                   "Their status differed between whole-suite runs on the shared 2-core machine (a dead or slow",

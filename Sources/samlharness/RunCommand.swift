@@ -247,6 +247,7 @@ struct RunCommand: AsyncParsableCommand {
                 output += "[\(done)/\(total)] \(counts[.pass] ?? 0) pass, \(counts[.fail] ?? 0) fail, "
                     + ((counts[.crashed] ?? 0) > 0 ? "\(counts[.crashed] ?? 0) crashed, " : "")
                     + "\(counts[.error] ?? 0) error, \(counts[.skipped] ?? 0) skipped"
+                    + ((counts[.unsupported] ?? 0) > 0 ? ", \(counts[.unsupported] ?? 0) unsupported" : "")
                 FileHandle.standardOutput.write(Data(output.utf8))
             }
         }

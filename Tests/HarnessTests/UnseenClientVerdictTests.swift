@@ -137,4 +137,58 @@ import TestSupport
         exercises: [\(check)]
         """
     }
+
+    /// Item 9: not supporting an optional feature is `unsupported`, not `fail` — only when the
+    /// checks the scenario names for it (and the outcome) are all that failed.
+    @Test func unsupportedApartFromWrong() throws {
+        let scenario = try RealClientDefectTestsTokens.load("http-ntlm.kerberos-preferred", flow: "http-auth")
+        #expect(scenario.optional?.feature.contains("Kerberos") == true)
+        let ntlmOnly = [Verdict(check: "flow.resource-obtained", level: .required, status: .pass, reason: "ok"),
+                        Verdict(check: "ntlm.kerberos-preferred", level: .required, status: .fail, reason: "answered NTLM")]
+        let reason = try #require(scenario.unsupported(ntlmOnly))
+        #expect(reason.contains("does not support Kerberos") && reason.contains("answered NTLM"), "\(reason)")
+        // Another failure beside it is a failure: doing something wrong is not lacking a feature.
+        let wrong = ntlmOnly + [Verdict(check: "security.no-credentials-in-url", level: .required, status: .fail, reason: "x")]
+        #expect(scenario.unsupported(wrong) == nil)
+        #expect(scenario.unsupported([ntlmOnly[0]]) == nil)
+        // Reports: counted apart, the run stays clean, JUnit shows skips, not failures.
+        let result = ScenarioResult(scenario: scenario.id, flow: "http-ntlm", status: .unsupported, reason: reason, verdicts: ntlmOnly,
+                                    seconds: 1, exchanges: 2, client: nil)
+        let counts = StatusCounts([result])
+        #expect(counts.unsupported == 1 && counts.clean && counts.summary.contains("1 unsupported"))
+        let report = ReportFixture.report([ReportFixture.run(results: [result])])
+        let junit = JUnitWriter.render(report)
+        #expect(junit.contains(#"type="unsupported""#) && !junit.contains("<failure"), "\(junit)")
+    }
+
+    /// Item 9: of SHA-256 and MD5 offered in that order, answering MD5 (python-requests merges
+    /// the two challenges, the last `algorithm=` winning) is flagged; answering SHA-256 is not.
+    @Test(arguments: [("SHA-256", true), ("MD5", false)])
+    func digestFirstChoice(_ algorithm: String, _ first: Bool) async throws {
+        try await SuiteFixture.with("shibboleth") { suite, browser in
+            let url = suite.readyInfo().auth.digestAny
+            let challenged = try await browser.get(url)
+            #expect(challenged.status == 401)
+            let fields = challenged.headers.filter { $0.0.lowercased() == "www-authenticate" }.map(\.1)
+            #expect(fields.count >= 2 && fields[0].contains("SHA-256"), "\(fields)")
+            let field = try #require(fields.first { ($0.contains("SHA-256") ? "SHA-256" : "MD5") == algorithm })
+            let challenge = try #require(HTTPAuthTraffic.digestChallenge(field))
+            let realm = try #require(challenge["realm"]), nonce = try #require(challenge["nonce"])
+            let user = SuiteFixture.user(suite)
+            let uri = try #require(URLComponents(string: url)).percentEncodedPath
+            let response = try #require(HTTPDigestAlgorithm(rawValue: algorithm)).response(
+                username: user.username, realm: realm, password: user.password, method: "GET", uri: uri, nonce: nonce,
+                nc: "00000001", cnonce: "0a4f113b")
+            var authorization = "Digest username=\"\(user.username)\", realm=\"\(realm)\", nonce=\"\(nonce)\", uri=\"\(uri)\", "
+                + "algorithm=\(algorithm), response=\"\(response)\", qop=auth, nc=00000001, cnonce=\"0a4f113b\""
+            if let opaque = challenge["opaque"] { authorization += ", opaque=\"\(opaque)\"" }
+            #expect(try await browser.get(url, headers: [("Authorization", authorization)]).status == 200)
+            let outcome = try ProtocolCheckRun.evaluate("httpauth.digest-first-choice", .httpDigest, suite)
+            if first {
+                #expect(outcome.passed, "\(outcome)")
+            } else {
+                #expect(outcome.failed && outcome.reason.contains("second (MD5)"), "\(outcome)")
+            }
+        }
+    }
 }

@@ -4,6 +4,7 @@ extension CheckRegistry {
         HTTPAuthChallengeAnsweredCheck(),
         HTTPAuthProtectionSpaceReusedCheck(),
         HTTPAuthDigestResponseValidCheck(),
+        HTTPAuthDigestFirstChoiceCheck(),
         HTTPAuthDigestStaleRetriedCheck(),
         NTLMV2OnlyCheck(),
         NTLMHandshakeCorrectCheck(),

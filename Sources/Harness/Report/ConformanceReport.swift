@@ -14,8 +14,9 @@ import SAMLCore
 public struct ConformanceReport: Codable, Sendable, Equatable {
     public static let formatName = "samlharness-report"
     /// 1.1 added each result's `about` (title, description, expected outcome), the client's
-    /// `signal` and `start_failure`, and the status `crashed`.
-    public static let formatVersion = "1.1"
+    /// `signal` and `start_failure`, and the status `crashed`; 1.2 the client's `details`
+    /// and the status `unsupported`.
+    public static let formatVersion = "1.2"
 
     public var format: String
     public var formatVersion: String
@@ -208,7 +209,7 @@ public struct CheckInfo: Codable, Sendable, Equatable {
 
 /// Scenario counts by status.
 public struct StatusCounts: Sendable, Equatable {
-    public var pass = 0, fail = 0, crashed = 0, error = 0, skipped = 0
+    public var pass = 0, fail = 0, crashed = 0, error = 0, skipped = 0, unsupported = 0
 
     public init(_ results: [ScenarioResult]) {
         for result in results {
@@ -218,18 +219,21 @@ public struct StatusCounts: Sendable, Equatable {
             case .crashed: crashed += 1
             case .error: error += 1
             case .skipped: skipped += 1
+            case .unsupported: unsupported += 1
             }
         }
     }
 
-    public var total: Int { pass + fail + crashed + error + skipped }
+    public var total: Int { pass + fail + crashed + error + skipped + unsupported }
 
     /// Whether the run is conformant: no scenario failed, crashed or errored.
     public var clean: Bool { fail + crashed + error == 0 }
 
-    /// `N pass, N fail, N crashed, N error, N skipped` (crashed only when some did).
+    /// `N pass, N fail, N crashed, N error, N skipped, N unsupported` (crashed and
+    /// unsupported only when some were).
     public var summary: String {
         "\(pass) pass, \(fail) fail, " + (crashed > 0 ? "\(crashed) crashed, " : "") + "\(error) error, \(skipped) skipped"
+            + (unsupported > 0 ? ", \(unsupported) unsupported" : "")
     }
 }
 

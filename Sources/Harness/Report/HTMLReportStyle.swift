@@ -12,12 +12,12 @@ enum HTMLReportStyle {
     thead th{background:var(--bg)}
     .badge{display:inline-block;border-radius:10px;padding:0 8px;color:#fff;font-size:12px;font-weight:600;text-transform:uppercase}
     .badge.pass{background:var(--pass)}.badge.fail{background:var(--fail)}.badge.error{background:var(--error)}.badge.crashed{background:var(--fail)}
-    .badge.skipped,.badge.not-applicable,.badge.not-evaluated{background:var(--skipped)}
+    .badge.skipped,.badge.unsupported,.badge.not-applicable,.badge.not-evaluated{background:var(--skipped)}
     .pass-text{color:var(--pass)}.fail-text{color:var(--fail);font-weight:600}.error-text{color:var(--error);font-weight:600}
     .bar rect.pass{fill:var(--pass)}.bar rect.fail{fill:var(--fail)}.bar rect.error{fill:var(--error)}.bar rect.crashed{fill:#82071e}.bar rect.skipped{fill:var(--skipped)}
     dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 12px}dl.facts dt{color:#656d76}dl.facts dd{margin:0}
     .matrix td.cell{text-align:center}.matrix td.pass{background:#dafbe1}.matrix td.fail{background:#ffebe9}
-    .matrix td.error{background:#fff1e5}.matrix td.crashed{background:#ffebe9}.matrix td.skipped{background:#eaeef2}
+    .matrix td.error{background:#fff1e5}.matrix td.crashed{background:#ffebe9}.matrix td.skipped,.matrix td.unsupported{background:#eaeef2}
     details.scenario{border:1px solid var(--line);border-left:6px solid var(--skipped);border-radius:6px;margin:8px 0;padding:4px 12px}
     details.scenario.pass{border-left-color:var(--pass)}details.scenario.fail{border-left-color:var(--fail)}
     details.scenario.error{border-left-color:var(--error)}details.scenario.crashed{border-left-color:var(--fail)}

@@ -67,6 +67,7 @@ public enum HTMLReportWriter {
             + "<span class=\"fail-text\">\(counts.fail) fail</span>, "
             + (counts.crashed > 0 ? "<span class=\"fail-text\">\(counts.crashed) crashed</span>, " : "")
             + "\(counts.error) error, \(counts.skipped) skipped"
+            + (counts.unsupported > 0 ? ", \(counts.unsupported) unsupported" : "")
             + (run.durationSeconds.map { String(format: " in %.1f s", $0) } ?? "")
             + (run.timeScale.map { String(format: " (time scale %g: deliberate waits ×%g)", $0, $0) } ?? "") + ".</p>"
         if let interrupted = run.interrupted {
@@ -106,7 +107,7 @@ public enum HTMLReportWriter {
         guard c.total > 0 else { return "" }
         var x = 0.0
         var parts = ""
-        for (count, cls) in [(c.pass, "pass"), (c.fail, "fail"), (c.crashed, "crashed"), (c.error, "error"), (c.skipped, "skipped")] where count > 0 {
+        for (count, cls) in [(c.pass, "pass"), (c.fail, "fail"), (c.crashed, "crashed"), (c.error, "error"), (c.skipped, "skipped"), (c.unsupported, "skipped")] where count > 0 {
             let w = 120.0 * Double(count) / Double(c.total)
             parts += "<rect class=\"\(cls)\" x=\"\(String(format: "%.1f", x))\" y=\"0\" width=\"\(String(format: "%.1f", w))\" height=\"10\"/>"
             x += w

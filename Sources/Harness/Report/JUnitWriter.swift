@@ -27,7 +27,7 @@ public enum JUnitWriter {
                         counts.tests += 1
                         cases.append(testcase(result, verdict, checks[verdict.check], &counts))
                     }
-                    if result.status == .error || result.status == .crashed || result.status == .skipped || result.verdicts.isEmpty {
+                    if [.error, .crashed, .skipped, .unsupported].contains(result.status) || result.verdicts.isEmpty {
                         counts.tests += 1
                         cases.append(runCase(result, &counts))
                     }
@@ -71,6 +71,10 @@ public enum JUnitWriter {
         switch verdict.status {
         case .pass:
             return open + "/>"
+        case .fail where result.status == .unsupported:
+            // An optional feature the client lacks: not a failure (the `(run)` case says which).
+            counts.skipped += 1
+            return open + ">\n      <skipped type=\"unsupported\" message=\"\(ReportText.xml(ReportText.oneLine(verdict.reason)))\"/>\n    </testcase>"
         case .fail where verdict.level == .recommended:
             return open + ">\n      <system-out>warning: recommended check failed: \(ReportText.xml(verdict.reason))\n"
                 + "\(ReportText.xml(ReportText.evidence(verdict.evidence)))</system-out>\n    </testcase>"
@@ -118,6 +122,9 @@ public enum JUnitWriter {
         case .skipped:
             counts.skipped += 1
             return open + ">\n      <skipped message=\"\(ReportText.xml(ReportText.oneLine(reason)))\"/>\n    </testcase>"
+        case .unsupported:
+            counts.skipped += 1
+            return open + ">\n      <skipped type=\"unsupported\" message=\"\(ReportText.xml(ReportText.oneLine(reason)))\"/>\n    </testcase>"
         case .fail:
             counts.failures += 1
             return open + ">\n      <failure type=\"scenario-fail\" message=\"\(ReportText.xml(ReportText.oneLine(reason)))\"/>\n    </testcase>"

@@ -13,6 +13,7 @@ public enum MarkdownWriter {
             lines.append("")
             var about = "\(counts.total) scenarios: **\(counts.pass) pass**, **\(counts.fail) fail**, "
                 + (counts.crashed > 0 ? "**\(counts.crashed) crashed**, " : "") + "\(counts.error) error, \(counts.skipped) skipped"
+                + (counts.unsupported > 0 ? ", \(counts.unsupported) unsupported (an optional feature the client lacks)" : "")
             if let seconds = run.durationSeconds { about += String(format: " in %.1f s", seconds) }
             if let scale = run.timeScale { about += String(format: " (time scale %g: deliberate waits ×%g)", scale, scale) }
             lines.append(about + ".  ")
@@ -87,6 +88,7 @@ public enum MarkdownWriter {
         case .crashed: "💥"
         case .error: "⚠️"
         case .skipped: "⏭"
+        case .unsupported: "➖"
         }
     }
 

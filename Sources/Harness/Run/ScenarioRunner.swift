@@ -171,6 +171,9 @@ public struct ScenarioRunner: Sendable {
                           verdicts: verdicts)
         }
         let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
+        if let unsupported = scenario.unsupported(verdicts) {
+            return finish(.unsupported, unsupported, verdicts: verdicts)
+        }
         if failed.isEmpty, let unreached {
             return finish(.error, unreached, verdicts: verdicts)
         }

@@ -61,6 +61,11 @@ public struct ScenarioResult: Codable, Sendable, Equatable {
         case crashed
         /// The client does not support the scenario's flow.
         case skipped
+        /// The client does not support an optional feature the scenario offers (its
+        /// `optional:`, e.g. Kerberos beside NTLM, WS-Trust 2005 beside 1.3): the checks that
+        /// show it failed, nothing else did. Not doing an optional thing is not doing it wrong;
+        /// like `skipped`, it does not fail the run (report format 1.2).
+        case unsupported
     }
 
     public var scenario: String

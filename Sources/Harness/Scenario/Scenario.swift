@@ -31,6 +31,10 @@ public struct Scenario: Codable, Sendable, Equatable {
     /// not-applicable never met the situation the scenario is named for (the client bypassed
     /// the proxy, no stale nonce was answered), and is an error, not a pass.
     public var exercises: [String]?
+    /// An optional feature the scenario offers (Kerberos beside NTLM, WS-Trust 2005 beside
+    /// 1.3): a client without it fails only the checks named here (and the outcome), which
+    /// makes the result `unsupported`, not `fail`.
+    public var optional: OptionalFeature?
     /// The recorded chain of a `replay` scenario.
     public var replay: RecordedChain?
     /// The SP personality the scenario judges with (`MockIdP/sp/<name>.yaml`) and settings
@@ -48,7 +52,7 @@ public struct Scenario: Codable, Sendable, Equatable {
         case startPath = "start_path"
         case options, expect, checks, timeout, seed, clock, replay
         case realTime = "real_time"
-        case exercises, sp
+        case exercises, sp, optional
     }
 
     public init(id: String, title: String, description: String, references: [String]? = nil, tags: [String],
@@ -76,6 +80,17 @@ public struct Scenario: Codable, Sendable, Equatable {
         self.replay = replay
         self.exercises = exercises
         self.sp = sp
+    }
+
+    /// Why the run is `unsupported`: the client lacks the optional feature — one of its
+    /// checks failed, and every failed required check is one of them or an outcome check.
+    public func unsupported(_ verdicts: [Verdict]) -> String? {
+        guard let optional else { return nil }
+        let failed = verdicts.filter { $0.level == .required && $0.status == .fail }
+        let signs = Set(optional.unsupportedWhen)
+        guard let sign = failed.first(where: { signs.contains($0.check) }),
+              failed.allSatisfy({ signs.contains($0.check) || Verdict.outcomeChecks.contains($0.check) }) else { return nil }
+        return "the client does not support \(optional.feature), which this scenario offers as optional (\(sign.check): \(sign.reason))"
     }
 
     /// The first check of ``exercises`` that stayed not-applicable in `verdicts`, as the
@@ -238,6 +253,24 @@ public struct FlowOptions: Codable, Sendable, Equatable {
     }
 
     public init() {}
+}
+
+/// `optional:` — a feature the scenario offers that a client may lack.
+public struct OptionalFeature: Codable, Sendable, Equatable {
+    /// What the feature is, as a reader names it ("Kerberos (Negotiate)").
+    public var feature: String
+    /// The checks a client without the feature fails (each also under `checks`).
+    public var unsupportedWhen: [String]
+
+    public init(feature: String, unsupportedWhen: [String]) {
+        self.feature = feature
+        self.unsupportedWhen = unsupportedWhen
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case feature
+        case unsupportedWhen = "unsupported_when"
+    }
 }
 
 /// `expect:` — what the client must achieve.

@@ -249,6 +249,9 @@ public final class ScenarioLoader: @unchecked Sendable {
             where FaultWords.expand(word) == nil {
             add([.key("expect"), .key("error")], "`\(word)` is no class of fault words; known: \(FaultWords.classes.keys.sorted().map { "@" + $0 }.joined(separator: ", "))")
         }
+        for (index, id) in (scenario.optional?.unsupportedWhen ?? []).enumerated() where !scenario.checks.contains(where: { $0.id == id }) {
+            add([.key("optional"), .key("unsupported_when"), .index(index)], "`\(id)` is not among the scenario's `checks`; a check that shows the feature missing must be judged")
+        }
         for (index, id) in (scenario.exercises ?? []).enumerated() where !scenario.checks.contains(where: { $0.id == id }) {
             add([.key("exercises"), .index(index)], "`\(id)` is not among the scenario's `checks`; a check it exercises must be judged")
         }
