@@ -191,4 +191,20 @@ import TestSupport
             }
         }
     }
+
+    /// Item 9 (one behaviour, one verdict): an ECP client that re-wraps the Response in its own
+    /// envelope, moving namespace declarations and reordering attributes, posts the same
+    /// exclusive canonical form — what the signature covers — and is not judged to alter it.
+    @Test func ecpResponseJudgedByItsCanonicalForm() {
+        let protocolNS = "urn:oasis:names:tc:SAML:2.0:protocol", assertionNS = "urn:oasis:names:tc:SAML:2.0:assertion"
+        let soap = "http://schemas.xmlsoap.org/soap/envelope/"
+        let served = #"<S:Envelope xmlns:S="\#(soap)"><S:Body><samlp:Response xmlns:samlp="\#(protocolNS)" ID="_a" Version="2.0"><saml:Issuer xmlns:saml="\#(assertionNS)">https://idp</saml:Issuer></samlp:Response></S:Body></S:Envelope>"#
+        let rewrapped = #"<soap:Envelope xmlns:soap="\#(soap)" xmlns:samlp="\#(protocolNS)" xmlns:saml="\#(assertionNS)"><soap:Header/><soap:Body><samlp:Response Version="2.0" ID="_a"><saml:Issuer>https://idp</saml:Issuer></samlp:Response></soap:Body></soap:Envelope>"#
+        let altered = rewrapped.replacingOccurrences(of: "https://idp<", with: "https://evil<")
+        let canonical = SAMLResponseIntactCheck.canonicalResponse(served)
+        #expect(canonical != nil)
+        #expect(canonical == SAMLResponseIntactCheck.canonicalResponse(rewrapped))
+        #expect(canonical != SAMLResponseIntactCheck.canonicalResponse(altered))
+        #expect(SAMLResponseIntactCheck.canonicalResponse("<S:Envelope xmlns:S=\"\(soap)\"><S:Body><S:Fault/></S:Body></S:Envelope>") == nil)
+    }
 }

@@ -36,19 +36,10 @@ public enum ExpectationJudge {
     /// and the protocol checks that judge what every request of a flow must carry (an ECP
     /// client's PAOS headers: the same traffic gets the same verdict in every ECP scenario).
     public static func flowWideChecks(for flow: Flow) -> [String] {
-        // Not yet through the proxy: there the origin behind the proxy is where the user's
-        // password belongs, which `security.password-only-to-idp` and
-        // `security.no-credentials-to-other-host` do not know in every scenario yet.
-        guard flow != .proxy else { return [] }
-        return CheckCatalog.all.filter { ([.security, .encoding].contains($0.category) || everyRequestChecks.contains($0.id))
-            && $0.applies(to: flow) && CheckRegistry.implementations[$0.id] != nil && !notYetFlowWide.contains($0.id) }
+        CheckCatalog.all.filter { ([.security, .encoding].contains($0.category) || everyRequestChecks.contains($0.id))
+            && $0.applies(to: flow) && CheckRegistry.implementations[$0.id] != nil }
             .map(\.id)
     }
-
-    /// Checks whose verdict outside the scenarios that list them is not yet right in every
-    /// scenario: an ECP client re-wraps the IdP's Response in its own SOAP envelope, which
-    /// `encoding.samlresponse-intact` compares byte for byte with the IdP's.
-    static let notYetFlowWide: Set<String> = ["encoding.samlresponse-intact"]
 
     /// Protocol checks of what every request of their flow carries.
     static let everyRequestChecks: Set<String> = ["ecp.paos-headers"]

@@ -144,8 +144,11 @@ extension NoCredentialsToOtherHostCheck {
     /// preemptive (security.no-preemptive-credentials), not a leak to another host. In the
     /// SAML flows the start URL is the SP's, which the credentials are never for.
     static func namedProtectedOrigin(_ context: CheckContext) -> Set<String> {
-        guard let start = URLParts(context.target.start),
-              MessageTraffic.receivers(context.entries)[start.origin] == "auth" else { return [] }
+        guard let start = URLParts(context.target.start) else { return [] }
+        // Known from the scenario even when no request reached it (a proxy that refused
+        // every request with 407): the HTTP-auth flows start at the protected page.
+        if MessageTraffic.startsAtProtectedPage(context.scenario) { return [start.origin] }
+        guard MessageTraffic.receivers(context.entries)[start.origin] == "auth" else { return [] }
         return [start.origin]
     }
 }
@@ -251,7 +254,13 @@ struct PasswordOnlyToIdPCheck: Check {
             return .notApplicable("the scenario gives the client no password to look for")
         }
         let entries = MessageTraffic.clientEntries(context.entries)
-        let receivers = MessageTraffic.receivers(context.entries)
+        var receivers = MessageTraffic.receivers(context.entries)
+        // The HTTP-auth page the scenario starts at is the login server for its password, even
+        // when the proxy let nothing through to it.
+        if MessageTraffic.startsAtProtectedPage(context.scenario), let start = URLParts(context.target.start),
+           receivers[start.origin] == nil {
+            receivers[start.origin] = "auth"
+        }
         var evidence: [Evidence] = []
         for entry in entries {
             guard let found = forms.find(in: entry) else { continue }

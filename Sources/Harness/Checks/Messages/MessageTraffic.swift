@@ -36,6 +36,17 @@ enum MessageTraffic {
     }
 
     /// A request the harness proxy relayed to an origin (RFC 9110 §7.6.3 `Via`).
+    /// Whether the scenario's start URL is itself an HTTP-auth protected page (http-basic,
+    /// http-digest, http-ntlm, and the proxy flow with `proxy_target: auth-basic`): the
+    /// user's credentials are for that origin.
+    static func startsAtProtectedPage(_ scenario: Scenario) -> Bool {
+        switch scenario.flow {
+        case .httpBasic, .httpDigest, .httpNTLM: true
+        case .proxy: scenario.options?.proxyTarget == "auth-basic"
+        default: false
+        }
+    }
+
     static func isRelayed(_ entry: TrafficEntry) -> Bool {
         entry.request.headers(named: "Via").contains { $0.contains("samlharness-proxy") }
     }

@@ -29,6 +29,12 @@ struct SAMLResponseIntactCheck: Check {
                 evidence.append(MessageTraffic.evidence(post.entry, "posted the samlp:Response of #\(source.entry.sequence) unchanged"))
             } else if post.entry.annotations["sp.accepted"] != nil {
                 evidence.append(MessageTraffic.evidence(post.entry, "re-serialized the samlp:Response of #\(source.entry.sequence); the SP still verified it"))
+            } else if let served = Self.canonicalResponse(source.entry.response?.bodyText ?? ""),
+                      served == Self.canonicalResponse(post.entry.request.bodyText) {
+                // An ECP client puts the Response into an envelope of its own (SAML 2.0
+                // Profiles §4.2.4.5), which may re-serialize it; what the signature covers —
+                // its exclusive canonical form (SAML 2.0 Core §5.4.3) — is what counts.
+                evidence.append(MessageTraffic.evidence(post.entry, "re-serialized the samlp:Response of #\(source.entry.sequence); its exclusive canonical form is the IdP's"))
             } else {
                 return .fail("the samlp:Response posted in #\(post.entry.sequence) differs from the one the IdP answered in #\(source.entry.sequence)",
                              [MessageTraffic.evidence(source.entry, "the IdP's SOAP Body", excerpt: source.body),
@@ -41,6 +47,14 @@ struct SAMLResponseIntactCheck: Check {
                                   ? "no SAMLResponse was served in this run" : "the client never posted the SAMLResponse it was served")
         }
         return .pass("every SAMLResponse reached the SP as the IdP served it (\(evidence.count) post(s))", evidence)
+    }
+
+    /// The exclusive canonical form (what a SAML signature covers) of the first
+    /// samlp:Response in a SOAP envelope; nil when it cannot be read.
+    static func canonicalResponse(_ envelope: String) -> [UInt8]? {
+        guard envelope.utf8.count < 4 << 20, let document = try? XMLDocument(parsing: envelope),
+              let response = document.root.descendants("Response", SAMLNamespace.protocol_).first else { return nil }
+        return try? response.canonicalized(.exclusive)
     }
 }
 

@@ -138,8 +138,11 @@ enum SAMLPostTraffic {
 
     static func ecpPosted(_ entries: [TrafficEntry]) -> [(entry: TrafficEntry, body: String)] {
         MessageTraffic.clientEntries(entries).compactMap { entry in
+            // A SOAP Fault the client sends the SP (a consumer URL mismatch, SAML 2.0 Profiles
+            // §4.2.4.5) carries no Response to compare.
             guard entry.mock == "sp", entry.request.method == "POST", entry.request.path.hasSuffix("/ECP"),
-                  let body = soapBodyContent(entry.request.bodyText) else { return nil }
+                  let body = soapBodyContent(entry.request.bodyText),
+                  body.range(of: #"<([A-Za-z_][\w.-]*:)?Response[\s>/]"#, options: .regularExpression) != nil else { return nil }
             return (entry, body)
         }
     }
