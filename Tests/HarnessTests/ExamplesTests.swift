@@ -85,12 +85,11 @@ import TestSupport
         Self.judged(results, "http-digest.stale-nonce", "httpauth.digest-stale-retried")
         Self.judged(results, "http-digest.sha256", "httpauth.digest-response-valid")
         Self.judged(results, "http-basic.utf8-credentials", "security.no-preemptive-credentials")
-        // curl offers no credentials to the other host, even when it asks (CVE-2018-1000007):
-        // the two recommended checks say so, and nothing else fails anywhere.
+        // curl offers no credentials to the other host, even when it asks (CVE-2018-1000007),
+        // which is what http-basic.redirect-to-other-host expects: nothing fails anywhere, not
+        // even a recommendation.
         for (id, result) in results {
-            let expected: Set<String> = id == "http-basic.redirect-to-other-host"
-                ? ["flow.resource-obtained", "httpauth.challenge-answered"] : []
-            #expect(Self.failing(result) == expected, "\(id): \(Self.failing(result))")
+            #expect(Self.failing(result).isEmpty, "\(id): \(Self.failing(result))")
         }
     }
 
@@ -103,7 +102,7 @@ import TestSupport
         let results = try await Self.run("examples/swift-urlsession/.build/debug/URLSessionClient", ["flow:http-basic"])
         #expect(results.count >= 8)
         Self.expectAllPass(results, "swift-urlsession")
-        Self.judged(results, "http-basic.redirect-to-other-host", "httpauth.challenge-answered")
+        Self.judged(results, "http-basic.redirect-to-other-host", "security.no-credentials-to-other-host")
         Self.judged(results, "http-basic.bad-password", "flow.bad-password-bounded")
         // It waits for every challenge: no reuse of the space (a recommendation), nothing else.
         for (id, result) in results {
@@ -128,7 +127,10 @@ import TestSupport
                   !cell.contains("judged by"), !cell.allSatisfy({ $0 == "-" }) else { continue }
             let ids = cell.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
             #expect(!ids.isEmpty, "a row of \(flow.rawValue) names no check: \(line)")
+            // A scenario's own checks, and the security and encoding checks that judge every
+            // scenario of the flow (issue 35).
             let used = Set(CatalogTests.catalog.scenarios.filter { $0.flow == flow }.flatMap { $0.checks.map(\.id) })
+                .union(ExpectationJudge.flowWideChecks(for: flow))
             for id in ids {
                 named += 1
                 let descriptor = CheckCatalog.descriptor(id)

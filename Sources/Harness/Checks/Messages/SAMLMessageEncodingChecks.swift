@@ -72,8 +72,10 @@ struct SAMLRequestIntactCheck: Check {
             guard let location = MessageTraffic.redirectLocation(redirect), let sent = URLParts(location),
                   sent.query.first(named: "SAMLRequest") != nil else { continue }
             redirects += 1
+            // Following a redirect is a GET (SAML 2.0 Bindings §3.4.3); a SOAP POST to the same
+            // endpoint (an ECP client that ignored the browser redirect) is no follow-up.
             guard let follow = entries[(index + 1)...].first(where: {
-                guard let parts = URLParts(MessageTraffic.destination($0)) else { return false }
+                guard $0.request.method == "GET", let parts = URLParts(MessageTraffic.destination($0)) else { return false }
                 return parts.origin == sent.origin && parts.decodedPath == sent.decodedPath
             }), let arrived = URLParts(MessageTraffic.destination(follow)) else { continue }
             let signed = sent.query.first(named: "Signature") != nil
@@ -163,7 +165,8 @@ struct RelayStateUnalteredCheck: Check {
                   sent.query.first(named: "SAMLRequest") != nil, let given = sent.query.first(named: "RelayState") else { continue }
             servedAny = true
             guard let follow = entries[(index + 1)...].first(where: {
-                URLParts(MessageTraffic.destination($0)).map { $0.origin == sent.origin && $0.decodedPath == sent.decodedPath } ?? false
+                $0.request.method == "GET"
+                    && (URLParts(MessageTraffic.destination($0)).map { $0.origin == sent.origin && $0.decodedPath == sent.decodedPath } ?? false)
             }) else { continue }
             let got = URLParts(MessageTraffic.destination(follow))?.query.first(named: "RelayState")
             guard got?.value == given.value else {

@@ -3,10 +3,12 @@
 //   samlharness run --client examples/swift-urlsession/.build/debug/URLSessionClient --filter flow:http-basic
 //
 // The app never builds an Authorization header: it asks without credentials and answers the
-// server's challenge in the task delegate, once per challenge. It follows redirects itself, one
-// task per hop, so every hop meets its own server's challenge: credentials given for one host
-// never ride along to the host a redirect names (and FoundationNetworking on Linux re-sends a
-// task's *original* request after a challenge, so a redirect after it would loop).
+// challenge of the server it was given (SAMLH_START_URL's host and port) in the task delegate,
+// once per challenge. It follows redirects itself, one task per hop, so every hop meets its own
+// server's challenge, and a challenge from another host a redirect leads to is not answered:
+// the user's credentials are for the server they were given for (RFC 9110 §11.5; curl since
+// CVE-2018-1000007). FoundationNetworking on Linux re-sends a task's *original* request after a
+// challenge, so a redirect after it would loop: hence one task per hop.
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -32,6 +34,11 @@ final class Delegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
             return completionHandler(.performDefaultHandling, nil)  // server trust (Apple): the system's checks
         }
         // (FoundationNetworking on Linux never asks for Digest: its 401 comes back as the answer.)
+        if let start = URL(string: env["SAMLH_START_URL"] ?? ""),
+           space.host != start.host || space.port != (start.port ?? (start.scheme == "https" ? 443 : 80)) {
+            refused = "HTTP 401 from \(space.host):\(space.port): the credentials are for \(start.host ?? ""), not offered to another host"
+            return completionHandler(.cancelAuthenticationChallenge, nil)
+        }
         if challenge.previousFailureCount == 0 {
             completionHandler(.useCredential, credential)
         } else {  // our answer was refused and the server asks again: stop, never loop on a password
