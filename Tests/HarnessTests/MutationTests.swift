@@ -184,6 +184,18 @@ import TestSupport
 
     static let maxCrashes = 2
 
+    /// Whether the client never answered the forward proxy's 407 at all (issue 35: the run is
+    /// an error, "the situation … never arose"). On a loaded machine (four catalogs beside
+    /// another build) FoundationNetworking's handling of a 407 (HTTPSession's cancellation
+    /// trap) has ended the request before the proxy credentials went, about once in a full
+    /// table, whatever the variant: like a crash above, the reference client's platform, not the
+    /// variant's bug; before issue 35 the same runs were a `flow.resource-obtained` failure
+    /// hidden among a variant's consequences. At most ``maxCrashes`` per catalog run.
+    static func proxyGaveUp(_ result: ScenarioResult) -> Bool {
+        guard result.status == .error, let reason = result.reason else { return false }
+        return reason.contains("the proxy answered every request with 407") && reason.contains("never sent Proxy-Authorization")
+    }
+
     @Test func theReferenceClientPassesTheWholeCatalog() async throws {
         let catalog = CatalogTests.catalog.scenarios
         #expect(catalog.count >= 200)
@@ -192,7 +204,8 @@ import TestSupport
         // skipped, saying so (KerberosRealmTests runs them with one).
         let needRealm = Set(catalog.filter { $0.options?.kerberos == true }.map(\.id))
         #expect(needRealm.count == 3)
-        for result in results where !(needRealm.contains(result.scenario) && result.status == .skipped)
+        #expect(results.filter(Self.proxyGaveUp).count <= Self.maxCrashes)
+        for result in results where !(needRealm.contains(result.scenario) && result.status == .skipped) && !Self.proxyGaveUp(result)
             && (result.status != .pass || result.verdicts.contains(where: { $0.status == .fail })) {
             Issue.record("\(result.scenario): \(result.status) \(result.reason ?? "") \(result.verdicts.filter { $0.status == .fail }.map(\.check))")
         }
@@ -220,7 +233,9 @@ import TestSupport
             """)
         // A bug may leave the client stopped only where the table says, and only for
         // flooding or for running out of time.
-        let errors = buggy.filter { $0.status == .error }
+        let gaveUp = buggy.filter(Self.proxyGaveUp)
+        #expect(gaveUp.count <= Self.maxCrashes, "\(mutant.variant): \(gaveUp.count) proxy scenarios never got past the 407")
+        let errors = buggy.filter { $0.status == .error && !Self.proxyGaveUp($0) }
         #expect(Set(errors.map(\.scenario)).isSubset(of: mutant.errors),
                 "\(mutant.variant): errors \(errors.map { "\($0.scenario): \($0.reason ?? "")" })")
         for error in errors {
