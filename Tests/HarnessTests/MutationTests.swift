@@ -127,7 +127,7 @@ import TestSupport
     /// At most this many catalog runs at once (each with two scenarios in parallel).
     actor Limiter {
         static let shared = Limiter()
-        static let slots = 4
+        static let slots = 3
         private var free = slots
         private var waiting: [CheckedContinuation<Void, Never>] = []
 
