@@ -35,11 +35,13 @@ public enum ExpectationJudge {
     /// The security and encoding checks that judge every scenario of `flow`, in catalog order,
     /// and the protocol checks that judge what every request of a flow must carry (an ECP
     /// client's PAOS headers: the same traffic gets the same verdict in every ECP scenario).
-    public static func flowWideChecks(for flow: Flow) -> [String] {
-        CheckCatalog.all.filter { ([.security, .encoding].contains($0.category) || everyRequestChecks.contains($0.id))
-            && $0.applies(to: flow) && CheckRegistry.implementations[$0.id] != nil }
-            .map(\.id)
-    }
+    public static func flowWideChecks(for flow: Flow) -> [String] { flowWide[flow] ?? [] }
+
+    /// ``flowWideChecks(for:)`` of every flow, worked out once (every scenario asks).
+    private static let flowWide: [Flow: [String]] = Dictionary(uniqueKeysWithValues: Flow.allCases.map { flow in
+        (flow, CheckCatalog.all.filter { ([.security, .encoding].contains($0.category) || everyRequestChecks.contains($0.id))
+            && $0.applies(to: flow) && CheckRegistry.implementations[$0.id] != nil }.map(\.id))
+    })
 
     /// Protocol checks of what every request of their flow carries.
     static let everyRequestChecks: Set<String> = ["ecp.paos-headers"]
