@@ -11,8 +11,9 @@
 #   curl                                             the HTTP client the Basic/Digest/proxy tests drive
 #   ca-certificates                                  update-ca-certificates, for scripts/setup-tls.sh
 #   time                                             /usr/bin/time: HostileCorpusTests read each case's peak memory (GNU time -f %M)
+#   iproute2                                         `ip netns`: scripts/security-check.sh's two network namespaces
 set -euo pipefail
-packages=(libxml2-dev libxmlsec1-dev libxmlsec1-openssl zlib1g-dev libcurl4-openssl-dev libkrb5-dev pkg-config xmlsec1 python3-venv openssl curl ca-certificates time)
+packages=(libxml2-dev libxmlsec1-dev libxmlsec1-openssl zlib1g-dev libcurl4-openssl-dev libkrb5-dev pkg-config xmlsec1 python3-venv openssl curl ca-certificates time iproute2)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -39,6 +39,11 @@ swift test --skip-build --filter "RecordedRealWalkTests|ConnectionCloseTests|Rep
 # `samlharness record` in front of a real SimpleSAMLphp + Shibboleth SP (three clients, each
 # recording walked): alone, as a loaded machine once left the real SP without its session.
 swift test --skip-build --filter RecordRealProductsTests
+# Issue 36: serve and record as docs/devices.md runs them for a phone on Wi-Fi, attacked from a
+# second host (two network namespaces of the suite's own) and from a browser (CSRF, DNS
+# rebinding in headless Chromium): each attack refused, the positive controls still served
+# (docs/security.md). Needs root and `ip netns`: skipped with a note otherwise, a failure under CI.
+bash scripts/security-check.sh --binary .build/debug/samlharness
 # The real-client suite (issue 17): widely used, unmodified clients through `samlharness run`;
 # docs/real-clients.md must still be what they do (a changed verdict fails with the difference).
 SAMLH_BIN=.build/debug/samlharness bash scripts/real-clients.sh --check
