@@ -1243,11 +1243,10 @@ enum ConsolePage {
       }
 
       async function request(method, path, body) {
-        var init = { method: method, cache: 'no-store', headers: { Accept: 'application/json' } };
-        if (body !== undefined && body !== null) {
-          init.headers['Content-Type'] = 'application/json';
-          init.body = JSON.stringify(body);
-        }
+        var init = { method: method, cache: 'no-store', credentials: 'same-origin', headers: { Accept: 'application/json' } };
+        // The control API takes state changes as JSON only (a cross-site form cannot send it).
+        if (method !== 'GET') init.headers['Content-Type'] = 'application/json';
+        if (body !== undefined && body !== null) init.body = JSON.stringify(body);
         var res = await fetch(path, init);
         var text = await res.text();
         var data = null;

@@ -16,6 +16,13 @@ import Synchronization
 /// console's own client), and it offers the session's HAR and, with a scenario, its verdicts
 /// and HTML report (without one nothing is judged, and the page says so instead).
 ///
+/// It listens on loopback unless `--console-host` says otherwise, and every path needs the
+/// session's token (``SessionGuard``), as Jupyter's and mitmweb's pages do: the URL serve
+/// prints carries it (`/?token=…`), and opening it leaves an `HttpOnly`, `SameSite=Strict`
+/// cookie that the page's own requests carry. `Host`, `Origin` and the media type of state
+/// changes are checked like the control API's. Its downloads are masked like the page
+/// unless serve was given `--show-secrets`.
+///
 /// | request | what |
 /// |---|---|
 /// | `GET /` | the page (``ConsolePage``) |
@@ -29,11 +36,15 @@ final class ConsoleServer: Sendable {
         var target: ScenarioTarget?
         /// The ready line, as JSON.
         var ready: Data
-        /// The address the console (and the mocks) are bound to.
+        /// The address the console is bound to (`--console-host`; loopback by default).
         var host: String
         var publicHost: String?
         /// What the page must say about what is judged (no scenario; knobs added to one).
         var notice: String?
+        /// The session's token and request checks (the mocks' own, when there are mocks).
+        var sessionGuard: SessionGuard
+        /// `--show-secrets`: the downloads and the event stream unmasked.
+        var showSecrets = false
     }
 
     let log: TrafficLog
@@ -51,8 +62,13 @@ final class ConsoleServer: Sendable {
     let page: [UInt8]
     private let boundURL = Mutex("")
     private let firstStarted = Mutex<Date?>(nil)
-    /// The console's URL (for a person: the bound address).
-    var url: String { boundURL.withLock { $0 } }
+    /// The console's address (for a person: the bound address), without the token.
+    var baseURL: String { boundURL.withLock { $0 } }
+    /// The URL to open: the address with the session's token.
+    var url: String { baseURL + "?token=" + session.sessionGuard.token }
+    /// The name of the cookie that carries the token (one per port: two sessions on one
+    /// machine keep theirs apart).
+    var cookieName: String { "samlh_console_" + (baseURL.split(separator: ":").last.map { String($0.prefix { $0.isNumber }) } ?? "") }
 
     private struct Subscriber {
         var continuation: AsyncStream<ByteBuffer>.Continuation
@@ -71,13 +87,14 @@ final class ConsoleServer: Sendable {
         self.control = control
         self.environment = environment
         self.session = session
-        masker = SecretMasker(secrets: [session.target?.password, session.target?.secondFactorCode].compactMap { $0 })
+        masker = SecretMasker(secrets: session.showSecrets ? []
+            : [session.target?.password, session.target?.secondFactorCode].compactMap { $0 })
         page = Array(ConsolePage.page(judging: session.scenario != nil, notice: session.notice).utf8)
     }
 
     var reachable: String {
-        ["127.0.0.1", "::1", "localhost"].contains(session.host) ? "loopback only"
-            : "from the network (bound to \(session.host))"
+        SessionGuard.isLoopbackName(session.host) ? "loopback only; open it with its token"
+            : "from the network (bound to \(session.host)); open it with its token"
     }
 
     // MARK: - Running
@@ -260,16 +277,18 @@ final class ConsoleServer: Sendable {
             return first ?? entry.started
         }
         exchange.atMilliseconds = Int((entry.started.timeIntervalSince(origin) * 1000).rounded())
-        let masked = masker.trace(ScenarioTrace(exchanges: [exchange], masked: false, secrets: [])).exchanges.first ?? exchange
-        return try? Self.encoder.encode(masked)
+        let shown = session.showSecrets ? exchange
+            : masker.trace(ScenarioTrace(exchanges: [exchange], masked: false, secrets: [])).exchanges.first ?? exchange
+        return try? Self.encoder.encode(shown)
     }
 
     /// The scenario judged on the traffic so far.
     func judged() -> ScenarioResult? {
         guard let scenario = session.scenario, let target = session.target else { return nil }
         let elapsed = ContinuousClock.now - started
-        return masker.result(ScenarioRunner.judgeByHand(scenario, target: target, entries: log.entries,
-                                                        seconds: Double(elapsed.components.seconds)))
+        let result = ScenarioRunner.judgeByHand(scenario, target: target, entries: log.entries,
+                                                seconds: Double(elapsed.components.seconds))
+        return session.showSecrets ? result : masker.result(result)
     }
 
     private func liveVerdicts() -> Data? {
@@ -309,7 +328,7 @@ final class ConsoleServer: Sendable {
 
     func stateJSON() async -> Data {
         guard let control else { return Data(#"{"replay": true, "knobs": []}"#.utf8) }
-        return Data(await control.handle(MockRequest(method: "GET", target: "/state", remoteAddress: "127.0.0.1")).body)
+        return Data(await control.handleAuthenticated(MockRequest(method: "GET", target: "/state", remoteAddress: "127.0.0.1")).body)
     }
 
     /// The session's conformance report (one scenario, judged so far).
@@ -319,7 +338,45 @@ final class ConsoleServer: Sendable {
                             started: ISO8601DateFormatter().string(from: Date()),
                             durationSeconds: Double((ContinuousClock.now - started).components.seconds), jobs: 1,
                             evaluatedChecks: ExpectationJudge.evaluated.sorted(), results: [result])
-        return HTMLReportWriter.render(ConformanceReport(runs: [run], secretsMasked: true))
+        return HTMLReportWriter.render(ConformanceReport(runs: [run], secretsMasked: !session.showSecrets))
+    }
+
+    /// The session's traffic as HAR 1.2, masked unless `--show-secrets`.
+    func harJSON() -> Data {
+        let har = session.showSecrets ? log.har() : masker.har(log.har())
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(har)) ?? Data()
+    }
+
+    /// Whether a request may be answered: nil when it may, else the 4xx answer. Every path
+    /// needs the token, by `?token=` (the URL serve prints), the console's cookie or
+    /// `Authorization: Bearer`; `Host`, `Origin` and state changes are checked as the control
+    /// API checks them. A good `?token=` sets the cookie (`setCookie`).
+    func authorize(method: String, query: String?, header: (String) -> String?) -> (refusal: SessionGuard.Refusal?, setCookie: Bool) {
+        let sessionGuard = session.sessionGuard
+        if let refusal = sessionGuard.checkRequest(method: method, header: header) { return (refusal, false) }
+        if let presented = query.flatMap({ SessionGuard.queryValue("token", in: $0) }) {
+            return sessionGuard.isToken(presented) ? (nil, true)
+                : (.init(status: 401, message: "the token in this URL is not this session's: open the console URL serve printed"), false)
+        }
+        if sessionGuard.isToken(SessionGuard.presentedToken(header: header, query: nil)) { return (nil, false) }
+        let cookies = header("Cookie").map { ConsoleServer.cookies(in: $0) } ?? [:]
+        if sessionGuard.isToken(cookies[cookieName]) { return (nil, false) }
+        return (.init(status: 401, message: "the live console needs the session's token: open the URL serve printed "
+            + "(its ready line's `console` and stderr), which carries it as ?token=…"), false)
+    }
+
+    /// The pairs of a `Cookie` field (RFC 6265 §5.4).
+    static func cookies(in field: String) -> [String: String] {
+        var pairs: [String: String] = [:]
+        for pair in field.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let name = parts[0].trimmingCharacters(in: .whitespaces)
+            if pairs[name] == nil { pairs[name] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        return pairs
     }
 }
 
@@ -330,6 +387,27 @@ struct ConsoleResponder: HTTPResponder {
 
     func respond(to request: Request, context: MockRequestContext) async throws -> Response {
         let path = request.uri.path
+        let headers = request.headers
+        let (refusal, setCookie) = server.authorize(method: request.method.rawValue, query: request.uri.query) { name in
+            HTTPField.Name(name).flatMap { headers[$0] }
+        }
+        if let refusal {
+            var answer = Self.answer(HTTPResponse.Status(code: refusal.status), "text/plain; charset=utf-8",
+                                     Array((refusal.message + "\n").utf8))
+            answer.headers[.cacheControl] = "no-store"
+            return answer
+        }
+        var response = try await route(request, path: path, context: context)
+        if setCookie {
+            response.headers.append(HTTPField(name: .setCookie, value: "\(server.cookieName)=\(server.session.sessionGuard.token); "
+                + "Path=/; HttpOnly; SameSite=Strict"))
+        }
+        response.headers[.init("Referrer-Policy")!] = "no-referrer"
+        response.headers[.init("X-Frame-Options")!] = "DENY"
+        return response
+    }
+
+    func route(_ request: Request, path: String, context: MockRequestContext) async throws -> Response {
         switch (request.method, path) {
         case (.get, "/"), (.get, "/index.html"):
             return Self.answer(.ok, "text/html; charset=utf-8", server.page)
@@ -346,7 +424,7 @@ struct ConsoleResponder: HTTPResponder {
                 try await writer.finish(nil)
             })
         case (.get, "/traffic.har"):
-            return Self.answer(.ok, "application/json", Array((try? server.log.harJSON()) ?? Data()),
+            return Self.answer(.ok, "application/json", Array(server.harJSON()),
                                extra: [(.contentDisposition, "attachment; filename=\"traffic.har\"")])
         case (.get, "/verdicts.json"):
             guard let result = server.judged() else {
@@ -377,11 +455,11 @@ struct ConsoleResponder: HTTPResponder {
                                    Array(#"{"error": "a replayed recording has no control API: no knobs, clock or profile to switch"}"#.utf8))
             }
             let target = String(path.dropFirst("/api".count)) + (request.uri.query.map { "?\($0)" } ?? "")
-            let answer = await control.handle(MockRequest(
+            let answer = await control.handleAuthenticated(MockRequest(
                 method: request.method.rawValue, target: target,
                 headers: request.headers.map { ($0.name.rawName, $0.value) }, body: body,
                 connectionID: context.channel.remoteAddress?.port ?? 0,
-                remoteAddress: context.channel.remoteAddress?.ipAddress, origin: server.url))
+                remoteAddress: context.channel.remoteAddress?.ipAddress, origin: server.baseURL))
             var response = Self.answer(HTTPResponse.Status(code: answer.status), answer.header("Content-Type") ?? "application/json",
                                        answer.body)
             response.headers[.cacheControl] = "no-store"

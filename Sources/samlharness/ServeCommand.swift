@@ -93,6 +93,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-console"), help: "Serve no live console.")
     var noConsole = false
 
+    @Option(name: .customLong("console-host"),
+            help: ArgumentHelp("The address the live console binds (default 127.0.0.1, whatever --host says). It always needs the session's token, which the URL serve prints carries.",
+                               valueName: "address"))
+    var consoleHost = "127.0.0.1"
+
+    @Flag(name: .customLong("show-secrets"),
+          help: "The console's downloads (traffic.har, verdicts.json, report.html) and event stream unmasked: the test user's password and one-time code in clear. Default: masked, as the page shows them.")
+    var showSecrets = false
+
     func validate() throws {
         guard (0...65_526).contains(port) else { throw ValidationError("--port must be 0…65526 (up to nine consecutive ports are used)") }
         for knob in knobs {
@@ -121,6 +130,9 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         guard (0...65_535).contains(consolePort) else { throw ValidationError("--console-port must be 0…65535") }
+        guard !consoleHost.isEmpty, !consoleHost.contains(where: { " /?#@[]".contains($0) }) else {
+            throw ValidationError("--console-host \(consoleHost): expected an address to bind (127.0.0.1, 0.0.0.0, ::1, a LAN address)")
+        }
         if let publicHost {
             let valid = !publicHost.isEmpty && publicHost.count <= 253 && !publicHost.contains(where: { " /?#@[]".contains($0) })
                 && (publicHost.contains(":") ? !publicHost.contains("[") : true)
@@ -183,8 +195,8 @@ struct ServeCommand: AsyncParsableCommand {
             for source in spMetadata {
                 metadata += try await Self.readMetadata(source)
             }
-            if !["127.0.0.1", "::1", "localhost"].contains(host) {
-                logger.warning("binding to \(host): the mocks are reachable from other hosts (the control API still answers loopback only)")
+            if !SessionGuard.isLoopbackName(host) {
+                logger.warning("binding to \(host): the mocks are reachable from other hosts (the control API stays on loopback and needs the session's token; the forward proxy reaches this session's mocks only; docs/security.md)")
             }
             let suite = try await MockSuite.start(profile: loaded, host: host, basePort: port, spMetadata: metadata,
                                                   clock: mocksClock, ids: ids, mockIdPDirectory: directory,
@@ -202,11 +214,12 @@ struct ServeCommand: AsyncParsableCommand {
             if scale != 1 {
                 line = try Self.adding("time_scale", try encoder.encode(scale), to: line)
             }
-            try await announceAndWait(line, log: suite.log, control: suite.control, environment: suite.environment,
+            try await announceAndWait(line, log: suite.log, control: suite.control, sessionGuard: suite.control.sessionGuard,
+                                      environment: suite.environment,
                                       scenario: loadedScenario, target: target, publicHost: publicHost, notice: notice, logger: logger)
             await suite.stop()
             if let harOut {
-                try suite.log.harJSON().write(to: URL(fileURLWithPath: harOut))
+                try PrivateFile.write(suite.log.harJSON(), to: harOut)
                 logger.notice("wrote \(suite.log.entries.count) exchanges to \(harOut)")
             }
             if let loadedScenario, let target {
@@ -227,15 +240,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Starts the live console (unless --no-console; its URL goes into the ready line), prints
     /// the ready line, waits for SIGINT/SIGTERM, then sends the pages the final verdicts.
-    func announceAndWait(_ readyLine: Data, log: TrafficLog, control: ControlAPI?, environment: MockEnvironment? = nil,
+    func announceAndWait(_ readyLine: Data, log: TrafficLog, control: ControlAPI?, sessionGuard: SessionGuard,
+                         environment: MockEnvironment? = nil,
                          scenario: Scenario?, target: ScenarioTarget?, publicHost: String?, notice: String?,
                          logger: Logger) async throws {
         var line = readyLine
         var console: ConsoleServer?
         if !noConsole {
             let server = ConsoleServer(log: log, control: control, environment: environment,
-                                       session: .init(scenario: scenario, target: target, ready: line, host: host, publicHost: publicHost,
-                                                      notice: notice))
+                                       session: .init(scenario: scenario, target: target, ready: line, host: consoleHost,
+                                                      publicHost: publicHost, notice: notice, sessionGuard: sessionGuard,
+                                                      showSecrets: showSecrets))
+            sessionGuard.allow(name: consoleHost)
             try await server.start(port: consolePort, logger: logger)
             line = try Self.adding("console", try JSONSerialization.data(withJSONObject: server.url, options: .fragmentsAllowed), to: line)
             console = server
@@ -290,11 +306,12 @@ struct ServeCommand: AsyncParsableCommand {
         if timeScale != 1 {
             line = try Self.adding("time_scale", try encoder.encode(timeScale), to: line)
         }
-        try await announceAndWait(line, log: session.log, control: nil, scenario: scenario, target: target,
+        try await announceAndWait(line, log: session.log, control: nil, sessionGuard: SessionGuard(boundHost: host),
+                                  scenario: scenario, target: target,
                                   publicHost: nil, notice: notice, logger: logger)
         await session.stop()
         if let harOut {
-            try session.log.harJSON().write(to: URL(fileURLWithPath: harOut))
+            try PrivateFile.write(session.log.harJSON(), to: harOut)
             logger.notice("wrote \(session.log.entries.count) exchanges to \(harOut)")
         }
         try writeVerdicts(scenario, target: target, entries: session.log.entries, started: started)

@@ -18,7 +18,7 @@ import Testing
             #expect(try json(set)["knobs"] as? [String] == ["wrong-audience"])
             _ = try await KnobTests.loginThrough(suite, browser)
             #expect(SuiteFixture.spVerdict(suite).rejected == "audience.mismatch")
-            let cleared = try await browser.send("DELETE", control.knobs, headers: [], body: nil)
+            let cleared = try await browser.send("DELETE", control.knobs, headers: [("Content-Type", "application/json")], body: nil)
             #expect(try json(cleared)["knobs"] as? [String] == [])
             let acs = try await KnobTests.loginThrough(suite, browser)
             #expect(acs.status == 302)
@@ -39,7 +39,7 @@ import Testing
             // Every mock reads the same clock, so a login still succeeds two hours ahead.
             let acs = try await KnobTests.loginThrough(suite, browser)
             #expect(acs.status == 302)
-            let bad = try await browser.send("POST", control.clock, headers: [], body: Array(#"{"advance": "soon"}"#.utf8))
+            let bad = try await browser.send("POST", control.clock, headers: [("Content-Type", "application/json")], body: Array(#"{"advance": "soon"}"#.utf8))
             #expect(bad.status == 400)
             #expect(bad.body.contains("advance"))
         }
@@ -56,7 +56,7 @@ import Testing
             #expect(created.status == 201)
             let tgt = try #require(created.header("Location"))
             #expect(try await browser.send("GET", tgt, headers: [], body: nil).status == 200)
-            let reset = try await browser.send("POST", info.control.reset, headers: [], body: nil)
+            let reset = try await browser.send("POST", info.control.reset, headers: [("Content-Type", "application/json")], body: nil)
             #expect(reset.status == 200)
             #expect(try await browser.send("GET", tgt, headers: [], body: nil).status == 404, "the TGT is forgotten")
         }
@@ -64,14 +64,14 @@ import Testing
 
     @Test func aBadKnobIsRefusedWithTheReason() async throws {
         try await SuiteFixture.with("shibboleth-basic") { suite, browser in
-            let answer = try await browser.send("PUT", suite.readyInfo().control.knobs, headers: [],
+            let answer = try await browser.send("PUT", suite.readyInfo().control.knobs, headers: [("Content-Type", "application/json")],
                                                 body: Array(#"{"knobs": ["clock-skew=soon"]}"#.utf8))
             #expect(answer.status == 400)
             #expect(answer.body.contains("not a number"))
-            let notJSON = try await browser.send("PUT", suite.readyInfo().control.knobs, headers: [], body: Array("wrong-audience".utf8))
+            let notJSON = try await browser.send("PUT", suite.readyInfo().control.knobs, headers: [("Content-Type", "application/json")], body: Array("wrong-audience".utf8))
             #expect(notJSON.status == 400)
             // A knob that sets up listeners acts only when the mocks start.
-            let listener = try await browser.send("PUT", suite.readyInfo().control.knobs, headers: [],
+            let listener = try await browser.send("PUT", suite.readyInfo().control.knobs, headers: [("Content-Type", "application/json")],
                                                   body: Array(#"{"knobs": ["tls-expired=idp"]}"#.utf8))
             #expect(listener.status == 409)
             #expect(listener.body.contains("samlharness serve --knob"))
@@ -82,8 +82,8 @@ import Testing
     @Test func theProfileCanBeSwitchedAndTheTrafficExported() async throws {
         try await SuiteFixture.with("shibboleth") { suite, browser in
             let control = suite.readyInfo().control
-            _ = try await browser.send("PUT", control.base + "/run", headers: [], body: Array(#"{"run": "by-hand-1"}"#.utf8))
-            let switched = try await browser.send("PUT", control.profile, headers: [], body: Array(#"{"profile": "shibboleth-basic"}"#.utf8))
+            _ = try await browser.send("PUT", control.base + "/run", headers: [("Content-Type", "application/json")], body: Array(#"{"run": "by-hand-1"}"#.utf8))
+            let switched = try await browser.send("PUT", control.profile, headers: [("Content-Type", "application/json")], body: Array(#"{"profile": "shibboleth-basic"}"#.utf8))
             #expect(try json(switched)["profile"] as? String == "shibboleth-basic")
             let start = try await browser.get(suite.readyInfo().sp.secure)
             let challenge = try await browser.get(start.location!)
@@ -94,10 +94,10 @@ import Testing
             // The profile switch (control), the SP's redirect and the IdP's challenge.
             #expect(entries.compactMap { $0["_mock"] as? String } == ["control", "sp", "idp"])
             #expect(entries.allSatisfy { $0["_run"] as? String == "by-hand-1" })
-            let unknown = try await browser.send("PUT", control.profile, headers: [], body: Array(#"{"profile": "nope"}"#.utf8))
+            let unknown = try await browser.send("PUT", control.profile, headers: [("Content-Type", "application/json")], body: Array(#"{"profile": "nope"}"#.utf8))
             #expect(unknown.status == 400)
             #expect(unknown.body.contains("known profiles"))
-            let reset = try await browser.send("POST", control.reset, headers: [], body: nil)
+            let reset = try await browser.send("POST", control.reset, headers: [("Content-Type", "application/json")], body: nil)
             #expect(try json(reset)["trafficEntries"] as? Int == 0)
             #expect(try json(reset)["trafficDropped"] as? Int == 0)
         }

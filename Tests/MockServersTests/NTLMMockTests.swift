@@ -312,7 +312,7 @@ import TestSupport
             #expect(bare.status == 407 && bare.values("Proxy-Authenticate") == ["NTLM"])
             let challenged = try await connection.send(target, host: host, headers: [("Proxy-Authorization", Self.negotiate)])
             let field = try #require(challenged.values("Proxy-Authenticate").first)
-            let authorization = try Self.authenticate(field, user: "proxyuser", password: ForwardProxyMock.defaultPassword)
+            let authorization = try Self.authenticate(field, user: "proxyuser", password: suite.proxy.password)
             let forwarded = try await connection.send(target, host: host, headers: [("Proxy-Authorization", authorization)])
             #expect(forwarded.status == 200, "\(forwarded.status) \(forwarded.body)")
             let later = try await connection.send(target, host: host)

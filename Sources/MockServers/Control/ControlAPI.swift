@@ -3,11 +3,15 @@ import SAMLCore
 
 /// The control API, on its own loopback port, for people testing a device or simulator by
 /// hand: read the state, switch knobs or the profile at run time, tag and export the traffic
-/// log, reset. Requests from other than loopback are refused.
+/// log, reset. It listens on loopback only (``MockSuite`` binds it there whatever `--host`
+/// says), refuses requests from other than loopback, and guards against browsers and the
+/// network with the session's ``SessionGuard``: the token whenever a mock is reachable from
+/// beyond loopback, `Host` and `Origin` checks, state changes as JSON only.
 ///
 /// | request | what |
 /// |---|---|
 /// | `GET /state` | profile, knobs, known profiles, sessions, traffic count |
+/// | `GET /health` | `{"status": "ok"}`, without the token (a container's health probe) |
 /// | `PUT /knobs` | body `{"knobs": ["wrong-audience"], "replace": false}` |
 /// | `DELETE /knobs` | run-time knobs off (the profile's stay) |
 /// | `PUT /profile` | body `{"profile": "shibboleth-basic"}` |
@@ -24,6 +28,8 @@ public struct ControlAPI: MockHandler {
     let mockIdPDirectory: URL?
     /// Forget the state of the other mocks (CAS tickets, AD FS sessions, bearer tokens).
     let resetOthers: @Sendable () -> Void
+    /// The session's token and request checks.
+    public let sessionGuard: SessionGuard
 
     struct KnobsBody: Codable { var knobs: [String]; var replace: Bool? }
     struct ProfileBody: Codable { var profile: String }
@@ -50,7 +56,28 @@ public struct ControlAPI: MockHandler {
     public func handle(_ request: MockRequest) async -> MockResponse {
         guard Self.isLoopback(request.remoteAddress) else {
             return .json(Problem(error: "the control API answers loopback clients only"), status: 403)
+                .annotated("control.refused", "not-loopback")
         }
+        if let refusal = sessionGuard.checkRequest(method: request.method, header: request.header) {
+            return .json(Problem(error: refusal.message), status: refusal.status).annotated("control.refused", "request-check")
+        }
+        if request.method == "GET", request.path == "/health" {
+            // The container's health probe: says nothing but that the mocks are up.
+            return .json(["status": "ok"])
+        }
+        if sessionGuard.tokenRequired,
+           !sessionGuard.isToken(SessionGuard.presentedToken(header: request.header, query: request.rawQuery)) {
+            var response = MockResponse.json(Problem(error: "the mocks are reachable from the network, so the control API needs "
+                + "the session's token (the ready line's control.token) as Authorization: Bearer TOKEN or ?token=TOKEN"), status: 401)
+            response.addHeader("WWW-Authenticate", "Bearer realm=\"samlharness control\"")
+            return response.annotated("control.refused", "token")
+        }
+        return await handleAuthenticated(request)
+    }
+
+    /// A request the caller has already checked (the live console, which holds the token):
+    /// no loopback, token, `Host` or `Origin` check.
+    public func handleAuthenticated(_ request: MockRequest) async -> MockResponse {
         switch (request.method, request.path) {
         case ("GET", "/state"), ("GET", "/"):
             return .json(state())

@@ -3,7 +3,14 @@ import SAMLCore
 
 /// A forward HTTP proxy that demands Basic proxy credentials (RFC 9110 §7.7 on
 /// intermediaries, §11.7.1 `Proxy-Authenticate`, §11.7.2 `Proxy-Authorization`,
-/// §15.5.8 407) and forwards to loopback origins only.
+/// §15.5.8 407) and forwards to its session's own mocks only.
+///
+/// In a ``MockSuite`` the proxy's ``ProxyScope`` names the suite's mock listeners (the IdP,
+/// the SP, the HTTP-auth resources, CAS, AD FS, the circulation manager): any other target —
+/// the control API, the live console, another service on a loopback port, a host elsewhere —
+/// gets 403, so a client on the network that holds the proxy's credentials reaches the mocks
+/// and nothing else of the machine (docs/security.md). Its password is random per suite
+/// (``sessionPassword()``). Alone (no suite), the scope is every loopback origin.
 ///
 /// Without `Proxy-Authorization`, or with wrong credentials, every request gets `407` and
 /// `Proxy-Authenticate: Basic realm="SAMLHarness proxy"`. With the right ones the request
@@ -36,7 +43,7 @@ public struct ForwardProxyMock: MockHandler {
         case notProxyRequest = "not-a-proxy-request"
         /// 400: `Proxy-Authorization` could not be read.
         case malformedProxyAuthorization = "malformed-proxy-authorization"
-        /// 403: the origin is not on loopback.
+        /// 403: the origin is none of the session's mocks (not on loopback, alone).
         case forbiddenUpstream = "forbidden-upstream"
         /// 501: `CONNECT` (the mocks speak plain HTTP).
         case connectUnsupported = "connect-unsupported"
@@ -44,8 +51,17 @@ public struct ForwardProxyMock: MockHandler {
         case upstreamFailed = "upstream-failed"
     }
 
-    /// The default proxy password: `+ = & % : @`, a space and a non-ASCII letter.
+    /// The proxy password of a proxy made alone: `+ = & % : @`, a space and a non-ASCII letter.
     public static let defaultPassword = "pr0xy+=&% :@pässwörd"
+
+    /// A suite's proxy password: the same characters as ``defaultPassword`` (what clients
+    /// must encode), then `-` and ten random letters and digits, new for every suite, so
+    /// nobody who read the source or an old ready line holds it.
+    public static func sessionPassword() -> String {
+        let alphabet = Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        var generator = SystemRandomNumberGenerator()
+        return defaultPassword + "-" + String((0..<10).map { _ in alphabet.randomElement(using: &generator)! })
+    }
     /// The proxy's realm.
     public static let realm = "SAMLHarness proxy"
     /// What the proxy adds as `Via` (RFC 9110 §7.6.3).
@@ -66,6 +82,8 @@ public struct ForwardProxyMock: MockHandler {
     /// `ntlm-proxy`: the proxy's NTLM handshakes (its own user, connection-bound).
     let ntlm: NTLMAuthenticator
     let ntlmKnobs: @Sendable () -> [NTLMKnob]
+    /// The origins the proxy forwards to.
+    public let scope: ProxyScope
 
     /// - Parameters:
     ///   - username, password: the only credentials the proxy accepts.
@@ -73,8 +91,9 @@ public struct ForwardProxyMock: MockHandler {
     ///   - maxBodyBytes: the largest origin body relayed (larger: 502).
     public init(username: String = "proxyuser", password: String = ForwardProxyMock.defaultPassword, name: String = "proxy",
                 upstreamTimeout: Duration = .seconds(30), maxBodyBytes: Int = 16 * 1024 * 1024,
-                ntlmKnobs: @escaping @Sendable () -> [NTLMKnob] = { [] }) {
+                ntlmKnobs: @escaping @Sendable () -> [NTLMKnob] = { [] }, scope: ProxyScope = ProxyScope()) {
         self.name = name
+        self.scope = scope
         self.username = username
         self.password = password
         self.client = UpstreamClient(timeout: upstreamTimeout, maxBodyBytes: maxBodyBytes)
@@ -107,11 +126,14 @@ public struct ForwardProxyMock: MockHandler {
         } else if let refusal = checkCredentials(request, upstream: upstream) {
             return refusal
         }
-        guard upstream.isLoopback else {
-            return refuse(403, .forbiddenUpstream, upstream: upstream.authority, title: "Forbidden",
-                          message: "The harness proxy only forwards to loopback origins (127.0.0.1, ::1, localhost); \(upstream.host) is not one.")
+        let connectHost: String
+        switch scope.judge(upstream) {
+        case .forward(let host):
+            connectHost = host
+        case .refuse(let reason):
+            return refuse(403, .forbiddenUpstream, upstream: upstream.authority, title: "Forbidden", message: reason)
         }
-        var answer = await forward(request, to: upstream)
+        var answer = await forward(request, to: upstream, connectingTo: connectHost)
         answer.annotations.merge(granted) { old, _ in old }
         return answer
     }
@@ -151,7 +173,7 @@ public struct ForwardProxyMock: MockHandler {
     }
 
     /// Sends the request on to the origin and relays its answer.
-    private func forward(_ request: MockRequest, to upstream: Upstream) async -> MockResponse {
+    private func forward(_ request: MockRequest, to upstream: Upstream, connectingTo connectHost: String) async -> MockResponse {
         let connectionTokens = Self.connectionOptions(request.headers)
         var headers = request.headers.filter { field in
             let name = field.name.lowercased()
@@ -167,7 +189,7 @@ public struct ForwardProxyMock: MockHandler {
         headers.append(("Via", Self.appendVia(request.headers(named: "Via"))))
         let answer: UpstreamClient.Response
         do {
-            answer = try await client.send(host: upstream.connectHost, port: upstream.port, method: request.method,
+            answer = try await client.send(host: connectHost, port: upstream.port, method: request.method,
                                            target: upstream.originForm, headers: headers, body: request.body)
         } catch let failure as UpstreamClient.Failure {
             if case .timeout = failure {

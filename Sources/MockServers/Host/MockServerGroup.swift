@@ -27,12 +27,17 @@ public final class MockServerGroup: Sendable {
         /// plain-http twin beside an https one) needs a name of its own; its traffic is
         /// still recorded under the handler's name.
         public var name: String?
+        /// The address this listener binds instead of the group's (the control API stays on
+        /// loopback when the mocks are bound to the network); its URLs name this address,
+        /// never the group's public host.
+        public var host: String?
 
-        public init(handler: any MockHandler, port: Int = 0, tls: MockTLS? = nil, name: String? = nil) {
+        public init(handler: any MockHandler, port: Int = 0, tls: MockTLS? = nil, name: String? = nil, host: String? = nil) {
             self.handler = handler
             self.port = port
             self.tls = tls
             self.name = name
+            self.host = host
         }
 
         var bindingName: String { name ?? handler.name }
@@ -87,6 +92,7 @@ public final class MockServerGroup: Sendable {
         var applications: [any Service] = []
         for listener in listeners {
             let name = listener.bindingName
+            let host = listener.host ?? host
             let responder = MockResponder(handler: listener.handler, log: log,
                                           origin: { origins.withLock { $0[name] } ?? "http://\(host)" },
                                           maxBodyBytes: maxBodyBytes)
@@ -138,8 +144,8 @@ public final class MockServerGroup: Sendable {
             throw StartError(description: "could not start the mock servers on \(host): \(reason)")
         }
         let bindings = listeners.map {
-            Binding(name: $0.bindingName, host: host, port: bound[$0.bindingName] ?? -1, scheme: $0.tls == nil ? "http" : "https",
-                    publicHost: publicHost)
+            Binding(name: $0.bindingName, host: $0.host ?? host, port: bound[$0.bindingName] ?? -1,
+                    scheme: $0.tls == nil ? "http" : "https", publicHost: $0.host == nil ? publicHost : nil)
         }
         origins.withLock { map in for binding in bindings { map[binding.name] = binding.baseURL } }
         return MockServerGroup(bindings: bindings, log: log, serviceGroup: group, runTask: runTask)

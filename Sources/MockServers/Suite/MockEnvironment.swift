@@ -142,6 +142,10 @@ public final class MockEnvironment: Sendable {
         state.withLock { $0.bases[mock] } ?? "http://127.0.0.1"
     }
 
+    /// Every base URL recorded so far, by listener name (``setBaseURL(_:for:)``): what the
+    /// suite is bound to, e.g. for the mock CAS to tell its own listeners' pgtUrls apart.
+    public var baseURLs: [String: String] { state.withLock { $0.bases } }
+
     /// SP metadata given on the command line (`serve --sp-metadata`) or by a scenario.
     public var explicitSPMetadata: [EntityDescriptor] {
         state.withLock { $0.explicitSPMetadata + $0.profile.spMetadata }

@@ -64,9 +64,14 @@ public final class MockSuite: Sendable {
     /// `publicHost` (`serve --public-host`): the name the URLs the mocks hand out use (metadata,
     /// redirects, form actions, the ready line), when clients reach `host` by another name
     /// (`10.0.2.2` from the Android emulator, a LAN name from a phone).
+    ///
+    /// The control API binds loopback whatever `host` is, and the forward proxy forwards to
+    /// the suite's own mocks only; `sessionGuard` (default: a new one with a random token)
+    /// guards the control API (docs/security.md).
     public static func start(environment: MockEnvironment, host: String = "127.0.0.1", basePort: Int = 0,
                              log: TrafficLog = TrafficLog(), mockIdPDirectory: URL? = nil,
-                             tls: MockTLS? = nil, publicHost: String? = nil) async throws -> MockSuite {
+                             tls: MockTLS? = nil, publicHost: String? = nil,
+                             sessionGuard: SessionGuard? = nil) async throws -> MockSuite {
         let idp = MockIdP(environment: environment)
         let sp = MockSP(environment: environment)
         // Digest nonces and opaque values come from the suite's ID generator and clock, so a
@@ -74,17 +79,25 @@ public final class MockSuite: Sendable {
         let auth = HTTPAuthMock(users: environment.profile.profile.users, seed: environment.ids.next(),
                                 now: { environment.clock.now() },
                                 ntlmKnobs: { environment.knobs.compactMap { if case .ntlm(let knob) = $0 { knob } else { nil } } })
-        let proxy = ForwardProxyMock(ntlmKnobs: { environment.knobs.compactMap { if case .ntlm(let knob) = $0 { knob } else { nil } } })
+        // A password new for every suite, and a scope of the suite's own mocks (set below,
+        // once their ports are known): the proxy is no way into the machine (docs/security.md).
+        let proxy = ForwardProxyMock(password: ForwardProxyMock.sessionPassword(),
+                                     ntlmKnobs: { environment.knobs.compactMap { if case .ntlm(let knob) = $0 { knob } else { nil } } })
+        let sessionGuard = sessionGuard ?? SessionGuard(boundHost: host, publicHost: publicHost)
         let cas = CASServer(environment: environment)
         let adfs = ADFSServer(environment: environment)
         let cm = CirculationManager(environment: environment)
         let control = ControlAPI(environment: environment, idp: idp, sp: sp, log: log, mockIdPDirectory: mockIdPDirectory,
-                                 resetOthers: { cas.reset(); adfs.reset(); cm.reset() })
+                                 resetOthers: { cas.reset(); adfs.reset(); cm.reset() }, sessionGuard: sessionGuard)
         let handlers: [any MockHandler] = [idp, sp, auth, proxy, control, cas, adfs, cm]
         let identities = try Self.identities(knobs: environment.knobs, tls: tls)
+        // The control API listens on loopback whatever `host` is: a phone on the network
+        // reaches the mocks, never the mocks' controls.
+        let controlHost = SessionGuard.isLoopbackName(host) ? nil : (host.contains(":") ? "::1" : "127.0.0.1")
         var listeners = handlers.enumerated().map { index, handler in
             MockServerGroup.Listener(handler: handler, port: basePort == 0 ? 0 : basePort + index,
-                                     tls: TLSMock(rawValue: handler.name).flatMap { identities.served[$0] })
+                                     tls: TLSMock(rawValue: handler.name).flatMap { identities.served[$0] },
+                                     host: handler.name == control.name ? controlHost : nil)
         }
         let identity = identities.good
         if identities.served[.sp] != nil {
@@ -95,6 +108,10 @@ public final class MockSuite: Sendable {
         for binding in servers.bindings {
             environment.setBaseURL(binding.baseURL, for: binding.name)
         }
+        let mockPorts = servers.bindings.filter { $0.name != control.name && $0.name != proxy.name }
+        proxy.scope.restrict(to: Dictionary(mockPorts.map { ($0.port, $0.name) }, uniquingKeysWith: { first, _ in first }),
+                             names: Set([host, publicHost].compactMap { $0 }),
+                             connectHost: host == "0.0.0.0" || host.isEmpty ? "127.0.0.1" : host == "::" ? "::1" : host)
         return MockSuite(environment: environment, idp: idp, sp: sp, auth: auth, proxy: proxy, cas: cas, adfs: adfs, cm: cm,
                          control: control, servers: servers, tls: identity,
                          httpsListeners: Dictionary(uniqueKeysWithValues: identities.served.map { ($0.key.rawValue, $0.value.fault?.rawValue ?? "good") }),
@@ -188,7 +205,8 @@ public final class MockSuite: Sendable {
             proxy: .init(url: environment.baseURL(of: "proxy"), username: proxy.username, password: proxy.password),
             control: .init(base: controlBase, state: controlBase + "/state", knobs: controlBase + "/knobs",
                            profile: controlBase + "/profile", traffic: controlBase + "/traffic.har", reset: controlBase + "/reset",
-                           clock: controlBase + "/clock"),
+                           clock: controlBase + "/clock", token: control.sessionGuard.token,
+                           tokenRequired: control.sessionGuard.tokenRequired),
             cas: .init(base: casBase, login: casBase + CASServer.Path.login, logout: casBase + CASServer.Path.logout,
                        tickets: casBase + CASServer.Path.tickets, validate: casBase + CASServer.Path.validate,
                        serviceValidate: casBase + CASServer.Path.serviceValidate,

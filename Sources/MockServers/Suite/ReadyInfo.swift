@@ -68,6 +68,16 @@ public struct ReadyInfo: Codable, Sendable {
         public let traffic: String
         public let reset: String
         public let clock: String
+        /// The session's secret (``SessionGuard``): the live console's URL carries it, and the
+        /// control API demands it (`Authorization: Bearer TOKEN`) when `token_required`.
+        public var token: String?
+        /// Whether the control API demands ``token``: a mock is reachable from beyond loopback.
+        public var tokenRequired: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case base, state, knobs, profile, traffic, reset, clock, token
+            case tokenRequired = "token_required"
+        }
     }
 
     public struct CAS: Codable, Sendable {

@@ -20,6 +20,11 @@ public struct HAR: Codable, Sendable {
     public struct NameValue: Codable, Sendable, Equatable {
         public var name: String
         public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     public struct Entry: Codable, Sendable {
