@@ -7,11 +7,28 @@
 #   bash scripts/setup-tls.sh --uninstall remove the CA from the system store and the files
 #
 # Like mkcert, the CA is made on this machine and its key never leaves it (mode 0600 under
-# $SAMLH_TLS_DIR, default ~/.local/share/samlharness/tls). Unlike mkcert, the CA carries a
-# critical X.509 name constraint: the only DNS name it can vouch for is `localhost`, so even
-# a leaked key could not impersonate a named site. (No IP constraint: BoringSSL — SwiftNIO
-# SSL, AsyncHTTPClient — refuses a chain whose CA constrains IP addresses.) The server certificate (P-256,
-# 825 days, SAN IP:127.0.0.1, IP:::1, DNS:localhost) is renewed 30 days before it expires.
+# $SAMLH_TLS_DIR, default ~/.local/share/samlharness/tls). Unlike mkcert, what it can vouch
+# for is narrowed, so a leaked key is worth little:
+#   - a critical name constraint: DNS `localhost` (and names under it) only, so no named site;
+#     e-mail addresses only under `.invalid` (RFC 6761: no mailbox exists there), so no
+#     S/MIME certificate for a real address, in the SAN or in the subject's emailAddress;
+#   - extendedKeyUsage serverAuth on the CA itself (and on every leaf): no client
+#     certificates, no e-mail protection, no code signing, for clients that check the chain's
+#     purposes (OpenSSL, BoringSSL, browsers);
+#   - 2 years (730 days), made again 31 days before it ends; a leaf it issues lives at most
+#     365 days and ends with the CA at the latest.
+# No IP-address constraint: SwiftNIO SSL's BoringSSL (swift-nio-ssl 2.37.6: v3_ncons.cc
+# nc_match_single has no iPAddress case) refuses, with X509_V_ERR_UNSUPPORTED_CONSTRAINT_TYPE,
+# every IP-address SAN below a CA that constrains IP addresses, permitted or excluded, even
+# 127.0.0.1 below 127.0.0.0/8 — and the harness's own clients (AsyncHTTPClient, the `record`
+# proxy's upstream check) are built on it. A leaked key can still vouch for an IP-address URL
+# (server authentication only, for 2 years at most): keep it here, `--uninstall` when done.
+# docs/tls.md has the measurements.
+# A CA made by an older version of this script (DNS constraint only, no EKU, 10 years) is told
+# by its ca.cnf and by what ca.pem itself says (ca_shape_ok), made again, and the copy in the
+# system store replaced; the server certificate and the faults it issued follow. The server
+# certificate (P-256, SAN IP:127.0.0.1, IP:::1, DNS:localhost) is renewed 30 days before it
+# expires.
 #
 # Trusting the CA system-wide (/usr/local/share/ca-certificates + update-ca-certificates)
 # is what lets clients that read only the system store — FoundationNetworking's URLSession
@@ -59,40 +76,75 @@ mkdir -p "$dir"
 chmod 700 "$dir"
 umask 077
 
-# The CA's configuration: a CA made from another one (an older script) is made again.
-cnf="$(cat <<'EOF'
-[req]
-distinguished_name = dn
-prompt = no
-x509_extensions = v3_ca
-[dn]
-O = SAMLHarness
-OU = generated on this machine by scripts/setup-tls.sh
-CN = SAMLHarness local test CA
-[v3_ca]
-basicConstraints = critical, CA:TRUE, pathlen:1
-keyUsage = critical, keyCertSign, cRLSign
-subjectKeyIdentifier = hash
-nameConstraints = critical, permitted;DNS:localhost
-EOF
-)"
-if [[ ! -f "$dir/ca.pem" || ! -f "$dir/ca.key" ]] || [[ "$(cat "$dir/ca.cnf" 2>/dev/null)" != "$cnf" ]] \
-   || ! openssl x509 -in "$dir/ca.pem" -noout -checkend $((30 * 86400)) >/dev/null; then
+# The CA's shape. Its life and the leaves' (days); a leaf never outlives the CA that issued it.
+ca_days=730
+leaf_max_days=365
+# The critical name constraint (RFC 5280 §4.2.1.10): every name in a certificate below this CA
+# must fall in a permitted subtree of its type. DNS `localhost` (and names under it); e-mail
+# only under `.invalid` (RFC 6761 reserves it: no mailbox exists there, so no e-mail address —
+# in the SAN or in the subject's emailAddress — passes). No IP subtree: see the top.
+name_constraints="critical, permitted;DNS:localhost, permitted;email:.invalid"
+# ca_cnf CN PATHLEN: the configuration of a CA of this shape (the local CA, the unknown-ca fault's).
+ca_cnf() {
+  printf '%s\n' "# scripts/setup-tls.sh: valid $ca_days days" "[req]" "distinguished_name = dn" "prompt = no" \
+    "x509_extensions = v3_ca" "[dn]" "O = SAMLHarness" "OU = generated on this machine by scripts/setup-tls.sh" \
+    "CN = $1" "[v3_ca]" "basicConstraints = critical, CA:TRUE, pathlen:$2" "keyUsage = critical, keyCertSign, cRLSign" \
+    "extendedKeyUsage = serverAuth" "subjectKeyIdentifier = hash" "nameConstraints = $name_constraints"
+}
+cnf="$(ca_cnf "SAMLHarness local test CA" 1)"
+
+# epoch PEM startdate|enddate: the certificate's notBefore or notAfter, in seconds since 1970
+# (GNU date).
+epoch() { date -u -d "$(openssl x509 -in "$1" -noout -"$2" | cut -d= -f2)" +%s; }
+# leaf_days CA_PEM: the life of a leaf issued now by that CA: at most leaf_max_days, and it
+# ends no later than the CA does.
+leaf_days() {
+  local left=$(( ($(epoch "$1" enddate) - $(date -u +%s)) / 86400 ))
+  echo $(( left < leaf_max_days ? left : leaf_max_days ))
+}
+# ca_shape_ok PEM KEY CNF: the CA in PEM is what CNF makes today — the same basic constraints,
+# key usage, EKU and name constraints as a throwaway CA made from CNF (compared as this openssl
+# prints them), valid ca_days days, with KEY as its key. A CA from an older script fails it.
+ca_shape_ok() {
+  local probe exts="basicConstraints,keyUsage,extendedKeyUsage,nameConstraints" a b
+  [[ -f "$1" && -f "$2" ]] || return 1
+  a="$(openssl pkey -in "$2" -pubout 2>/dev/null)" && b="$(openssl x509 -in "$1" -noout -pubkey 2>/dev/null)" \
+    && [[ -n "$a" && "$a" == "$b" ]] || return 1
+  probe="$(mktemp -d)"
+  printf '%s\n' "$3" >"$probe/ca.cnf"
+  if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$probe/ca.key" -out "$probe/ca.pem" \
+      -days 1 -config "$probe/ca.cnf" >/dev/null 2>&1; then
+    rm -rf "$probe"; return 1
+  fi
+  a="$(openssl x509 -in "$1" -noout -ext "$exts" 2>/dev/null)"
+  b="$(openssl x509 -in "$probe/ca.pem" -noout -ext "$exts" 2>/dev/null)"
+  rm -rf "$probe"
+  [[ -n "$a" && "$a" == "$b" ]] && (( $(epoch "$1" enddate) - $(epoch "$1" startdate) == ca_days * 86400 ))
+}
+
+# The local CA: made again when missing, when made by another version of this script (its
+# ca.cnf or its extensions differ), or 31 days before it ends (a day before its leaves, which
+# end with it at the latest, would be renewed: so they are renewed with it).
+if [[ "$(cat "$dir/ca.cnf" 2>/dev/null)" != "$cnf" ]] || ! ca_shape_ok "$dir/ca.pem" "$dir/ca.key" "$cnf" \
+   || ! openssl x509 -in "$dir/ca.pem" -noout -checkend $((31 * 86400)) >/dev/null; then
+  old=""
+  if [[ -f "$dir/ca.pem" ]]; then old=" (replacing $(openssl x509 -in "$dir/ca.pem" -noout -fingerprint -sha256 2>/dev/null | cut -d= -f2), made by an older script or about to expire)"; fi
   printf '%s\n' "$cnf" >"$dir/ca.cnf"
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$dir/ca.key" -out "$dir/ca.pem" \
-    -days 3650 -config "$dir/ca.cnf" 2>/dev/null
-  rm -f "$dir/server.pem"
-  echo "setup-tls: created the local CA $dir/ca.pem"
+    -days "$ca_days" -config "$dir/ca.cnf" 2>/dev/null
+  rm -f "$dir/server.pem" "$dir/ca.srl"
+  echo "setup-tls: created the local CA $dir/ca.pem$old"
 fi
 
 if [[ ! -f "$dir/server.pem" || ! -f "$dir/server.key" ]] || ! openssl x509 -in "$dir/server.pem" -noout -checkend $((30 * 86400)) >/dev/null \
-   || ! openssl verify -CAfile "$dir/ca.pem" "$dir/server.pem" >/dev/null 2>&1; then
+   || ! openssl verify -purpose sslserver -CAfile "$dir/ca.pem" "$dir/server.pem" >/dev/null 2>&1 \
+   || (( $(epoch "$dir/server.pem" enddate) > $(epoch "$dir/ca.pem" enddate) )); then
   printf '%s\n' "basicConstraints = critical, CA:FALSE" "keyUsage = critical, digitalSignature" \
     "extendedKeyUsage = serverAuth" "subjectAltName = IP:127.0.0.1, IP:0:0:0:0:0:0:0:1, DNS:localhost" >"$dir/server.ext"
   openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$dir/server.key" -out "$dir/server.csr" \
     -subj "/O=SAMLHarness/CN=localhost" 2>/dev/null
-  openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 825 \
-    -extfile "$dir/server.ext" -out "$dir/server.pem" 2>/dev/null
+  openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -set_serial "0x$(openssl rand -hex 16)" \
+    -days "$(leaf_days "$dir/ca.pem")" -extfile "$dir/server.ext" -out "$dir/server.pem" 2>/dev/null
   rm -f "$dir/server.csr"
   echo "setup-tls: issued $dir/server.pem (127.0.0.1, ::1, localhost)"
 fi
@@ -125,9 +177,9 @@ leaf_ext() {
 }
 ec_key() { ossl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1"; }
 serial() { echo "0x$(openssl rand -hex 16)"; }
-# sign CSR CA_PEM CA_KEY EXT OUT [DIGEST]: issued for 825 days from now.
+# sign CSR CA_PEM CA_KEY EXT OUT [DIGEST]: issued now, for leaf_days (ending with the CA at the latest).
 sign() {
-  ossl x509 -req -in "$1" -CA "$2" -CAkey "$3" -set_serial "$(serial)" -days 825 -"${6:-sha256}" \
+  ossl x509 -req -in "$1" -CA "$2" -CAkey "$3" -set_serial "$(serial)" -days "$(leaf_days "$2")" -"${6:-sha256}" \
     -extfile "$4" -out "$5"
 }
 # sign_fixed CSR EXT OUT START END: issued by the trusted CA for fixed dates (YYYYMMDDHHMMSSZ),
@@ -153,13 +205,9 @@ make_fault() {
   local d="$2" subj="/O=SAMLHarness/OU=certificate fault: $1/CN=localhost"
   case "$1" in
     unknown-ca)
-      printf '%s\n' "[req]" "distinguished_name = dn" "prompt = no" "x509_extensions = v3_ca" "[dn]" \
-        "O = SAMLHarness" "OU = generated on this machine by scripts/setup-tls.sh, never trusted" \
-        "CN = SAMLHarness untrusted test CA" "[v3_ca]" "basicConstraints = critical, CA:TRUE, pathlen:0" \
-        "keyUsage = critical, keyCertSign, cRLSign" "subjectKeyIdentifier = hash" \
-        "nameConstraints = critical, permitted;DNS:localhost" >"$work/ca.cnf"
+      ca_cnf "SAMLHarness untrusted test CA (never trusted)" 0 >"$work/ca.cnf"
       ec_key "$d/ca.key"
-      ossl req -x509 -new -key "$d/ca.key" -days 3650 -set_serial "$(serial)" -config "$work/ca.cnf" -out "$d/ca.pem"
+      ossl req -x509 -new -key "$d/ca.key" -days "$ca_days" -set_serial "$(serial)" -config "$work/ca.cnf" -out "$d/ca.pem"
       ec_key "$d/server.key"
       ossl req -new -key "$d/server.key" -subj "$subj" -out "$work/leaf.csr"
       leaf_ext "$work/leaf.ext" "$san"
@@ -169,7 +217,7 @@ make_fault() {
       ec_key "$d/server.key"
       ossl req -new -key "$d/server.key" -subj "$subj" -out "$work/leaf.csr"
       leaf_ext "$work/leaf.ext" "$san"
-      ossl x509 -req -in "$work/leaf.csr" -key "$d/server.key" -set_serial "$(serial)" -days 825 -sha256 \
+      ossl x509 -req -in "$work/leaf.csr" -key "$d/server.key" -set_serial "$(serial)" -days "$leaf_max_days" -sha256 \
         -extfile "$work/leaf.ext" -out "$work/leaf.pem"
       chain "$work/leaf.pem" >"$d/server.pem" ;;
     expired|not-yet-valid)
@@ -195,7 +243,7 @@ make_fault() {
       ossl req -new -key "$d/intermediate.key" -out "$work/intermediate.csr" \
         -subj "/O=SAMLHarness/OU=generated on this machine by scripts\/setup-tls.sh/CN=SAMLHarness local test intermediate CA"
       printf '%s\n' "basicConstraints = critical, CA:TRUE, pathlen:0" "keyUsage = critical, keyCertSign, cRLSign" \
-        "subjectKeyIdentifier = hash" "authorityKeyIdentifier = keyid" >"$work/intermediate.ext"
+        "extendedKeyUsage = serverAuth" "subjectKeyIdentifier = hash" "authorityKeyIdentifier = keyid" >"$work/intermediate.ext"
       sign "$work/intermediate.csr" "$dir/ca.pem" "$dir/ca.key" "$work/intermediate.ext" "$d/intermediate.pem"
       ec_key "$d/server.key"
       ossl req -new -key "$d/server.key" -subj "$subj" -out "$work/leaf.csr"
@@ -250,7 +298,7 @@ fault_ok() {
 }
 
 ca_sum="$(openssl x509 -in "$dir/ca.pem" -noout -fingerprint -sha256)"
-recipe_sum="$({ declare -f make_fault leaf_ext sign sign_fixed chain; echo "$san"; } | openssl dgst -sha256 -r | cut -d' ' -f1)"
+recipe_sum="$({ declare -f make_fault leaf_ext sign sign_fixed chain ca_cnf leaf_days; echo "$san $ca_days $leaf_max_days $name_constraints"; } | openssl dgst -sha256 -r | cut -d' ' -f1)"
 new_ca=0 new_recipe=0
 [[ "$(cat "$faults/ca.sha256" 2>/dev/null)" == "$ca_sum" ]] || new_ca=1
 [[ "$(cat "$faults/recipe.sha256" 2>/dev/null)" == "$recipe_sum" ]] || new_recipe=1

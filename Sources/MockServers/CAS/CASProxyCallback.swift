@@ -6,6 +6,12 @@ import SAMLCore
 /// `localhost`, `::1`) so it can never be turned against another host. Anything else
 /// (including `https`, for which the mock has no TLS client) is refused and answered with
 /// `INVALID_PROXY_CALLBACK`.
+///
+/// Nor is every loopback port fair game: a client could otherwise make the mock GET the
+/// control API or any other service of the machine. The callback must reach one of the
+/// suite's own mock listeners (not the control API, not the forward proxy) or an origin of
+/// the profile's `cas.proxy_callback_allow` (``refusal(mockBases:allowed:)``), as Apereo CAS
+/// calls only what the service's proxy policy allows.
 struct CASProxyCallback: Sendable {
     let url: String
     let host: String
@@ -24,6 +30,41 @@ struct CASProxyCallback: Sendable {
         self.port = components.port ?? 80
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         self.target = path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    /// `http://host:port`, lower case, the IPv6 host in brackets.
+    var origin: String {
+        let lower = host.lowercased()
+        return "http://" + (lower.contains(":") ? "[\(lower)]" : lower) + ":\(port)"
+    }
+
+    /// The listeners a pgtUrl must never reach even though the suite binds them.
+    static let notCallbacks: Set<String> = ["control", "proxy"]
+
+    /// Why the mock will not call this callback, or nil when it may: its port is one of the
+    /// suite's mock listeners (`mockBases`, listener name → base URL, as
+    /// ``MockEnvironment/baseURLs``; the control API and the forward proxy excepted), or its
+    /// origin is in `allowed` (``allowListOrigin(_:)`` of each).
+    func refusal(mockBases: [String: String], allowed: [String]) -> String? {
+        if Set(allowed.compactMap(Self.allowListOrigin)).contains(origin) { return nil }
+        var listeners: [Int: String] = [:]
+        for (name, base) in mockBases where !Self.notCallbacks.contains(name) {
+            if let port = URLComponents(string: base)?.port { listeners[port] = listeners[port] ?? name }
+        }
+        if listeners[port] != nil { return nil }
+        let known = listeners.sorted { $0.key < $1.key }.map { "\($0.value) :\($0.key)" }.joined(separator: ", ")
+        return "the pgtUrl's origin \(origin) is neither one of this session's mock listeners (\(known.isEmpty ? "none" : known)) "
+            + "nor in the profile's cas.proxy_callback_allow; the mock CAS calls no other port (docs/cas.md)"
+    }
+
+    /// `text` as an allow-list origin (`http://HOST:PORT`, HOST on loopback, nothing after the
+    /// port but an optional `/`), normalised as ``origin``; nil when it is not one.
+    static func allowListOrigin(_ text: String) -> String? {
+        guard let components = URLComponents(string: text), components.scheme?.lowercased() == "http",
+              components.user == nil, components.password == nil, components.query == nil, components.fragment == nil,
+              components.percentEncodedPath.isEmpty || components.percentEncodedPath == "/",
+              let callback = CASProxyCallback(text) else { return nil }
+        return callback.origin
     }
 
     static func isLoopback(_ host: String) -> Bool {

@@ -82,7 +82,10 @@ extension CASServer {
     }
 
     /// Apereo CAS `handleTicketValidation` with a pgtUrl: the ticket must exist (else
-    /// `INVALID_TICKET`, ticket untouched); the callback is "authenticated" by a GET that must
+    /// `INVALID_TICKET`, ticket untouched); a callback the mock may not call (not plain http on
+    /// loopback; neither a mock listener of the suite nor in `cas.proxy_callback_allow`) is
+    /// `INVALID_PROXY_CALLBACK` without a call, the ticket untouched, the reason in
+    /// `cas.failure`; the callback is "authenticated" by a GET that must
     /// answer 200 (else `INVALID_PROXY_CALLBACK`, ticket untouched); the ticket is validated
     /// (consumed); then `pgtIou` and `pgtId` are sent to the callback, whose failure is
     /// `INVALID_PROXY_CALLBACK` too — after the ticket was used up.
@@ -94,6 +97,12 @@ extension CASServer {
         }
         guard let callback = CASProxyCallback(pgtUrl) else {
             return (.failure(CASFailure.invalidProxyCallback(pgtUrl).with(detail: "not-loopback-http")), "refused")
+        }
+        // Apereo CAS: a callback URL the service's proxy policy does not allow is refused before
+        // any call (HttpBasedServiceCredentialsAuthenticationHandler: FailedLoginException →
+        // INVALID_PROXY_CALLBACK, the ticket untouched). Here: not a mock listener, not allowed.
+        if let reason = callback.refusal(mockBases: environment.baseURLs, allowed: settings.proxyCallbackAllow) {
+            return (.failure(CASFailure.invalidProxyCallback(pgtUrl).with(detail: "not-allowed: " + reason)), "refused")
         }
         guard await callback.call(parameters: []) else {
             return (.failure(CASFailure.invalidProxyCallback(pgtUrl).with(detail: "callback-unreachable")), "unreachable")

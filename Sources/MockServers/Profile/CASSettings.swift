@@ -16,6 +16,10 @@ public struct CASSettings: Codable, Sendable {
     public var samlIssueLength: Double = 30
     /// The SAML 1.1 assertion's `Issuer` (Apereo CAS `cas.saml-core.issuer`: `localhost`).
     public var samlIssuer: String = "localhost"
+    /// Origins (`http://HOST:PORT` on loopback) a `pgtUrl` may name besides the suite's own
+    /// mock listeners (Apereo CAS: the service's proxy policy, `RegexMatchingRegisteredServiceProxyPolicy`).
+    /// Any other pgtUrl is refused without being called: `INVALID_PROXY_CALLBACK`.
+    public var proxyCallbackAllow: [String] = []
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case serviceTicketLifetime = "service_ticket_lifetime"
@@ -24,6 +28,7 @@ public struct CASSettings: Codable, Sendable {
         case logoutFollowsServiceRedirects = "logout_follow_service_redirects"
         case samlIssueLength = "saml_issue_length"
         case samlIssuer = "saml_issuer"
+        case proxyCallbackAllow = "proxy_callback_allow"
     }
 
     public init() {}
@@ -45,6 +50,7 @@ public struct CASSettings: Codable, Sendable {
         logoutFollowsServiceRedirects = try c.value(.logoutFollowsServiceRedirects, or: logoutFollowsServiceRedirects)
         samlIssueLength = try c.value(.samlIssueLength, or: samlIssueLength)
         samlIssuer = try c.value(.samlIssuer, or: samlIssuer)
+        proxyCallbackAllow = try c.value(.proxyCallbackAllow, or: proxyCallbackAllow)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -55,6 +61,7 @@ public struct CASSettings: Codable, Sendable {
         try c.encode(logoutFollowsServiceRedirects, forKey: .logoutFollowsServiceRedirects)
         try c.encode(samlIssueLength, forKey: .samlIssueLength)
         try c.encode(samlIssuer, forKey: .samlIssuer)
+        try c.encode(proxyCallbackAllow, forKey: .proxyCallbackAllow)
     }
 
     /// Throws a message naming the key when a value is out of range.
@@ -63,6 +70,11 @@ public struct CASSettings: Codable, Sendable {
         guard ticketGrantingTicketLifetime > 0 else { throw SettingsError("cas.tgt_lifetime", "must be positive") }
         guard (1...86400).contains(samlIssueLength) else { throw SettingsError("cas.saml_issue_length", "must be 1…86400 seconds") }
         guard !samlIssuer.isEmpty else { throw SettingsError("cas.saml_issuer", "must not be empty") }
+        for entry in proxyCallbackAllow where CASProxyCallback.allowListOrigin(entry) == nil {
+            throw SettingsError("cas.proxy_callback_allow", "`\(entry)` is not an http origin on loopback, such as "
+                + "http://127.0.0.1:9000 (scheme, host and port only; the mock CAS calls plain http on 127.0.0.0/8, ::1 "
+                + "or localhost, never another host)")
+        }
     }
 }
 
