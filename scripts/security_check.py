@@ -384,11 +384,12 @@ class Suite:
         return process
 
     def http_server(self, bind, port, directory, marker):
+        """python3 -m http.server in the server's namespace; its request log is DIRECTORY.log."""
         os.makedirs(directory, exist_ok=True)
         with open(os.path.join(directory, "index.html"), "w") as page:
             page.write("<p>%s</p>\n" % marker)
         process = self.spawn([sys.executable, "-u", "-m", "http.server", str(port), "--bind", bind, "--directory", directory],
-                             self.server_ns, stdout=subprocess.PIPE, stderr=self.log, text=True)
+                             self.server_ns, stdout=subprocess.PIPE, stderr=open(directory + ".log", "w"), text=True)
         line = read_line(process, "python3 -m http.server on %s" % bind, time.monotonic() + 15)
         match = re.search(r"port (\d+)", line)
         if not match:
@@ -616,6 +617,62 @@ class Suite:
                         if (entry.get("_annotations") or {}).get("proxy.result") == "forbidden-upstream")
         self.case("the traffic log names the proxy's refusals", "proxy.result forbidden-upstream on >= %d exchanges" % len(targets),
                   "%d (of %d entries)" % (forbidden, len(entries)), forbidden >= len(targets))
+
+    def cas_callback(self):
+        """CAS `pgtUrl`: the mock CAS must not GET a loopback port that is none of its session's mocks."""
+        cas = self.ports.get("cas")
+        service = urllib.parse.quote((self.ready.get("cas") or {}).get("service", ""), safe="")
+        log = os.path.join(self.tmp, "local.log")
+        user = (self.ready.get("users") or [{}])[0]
+        service_url = (self.ready.get("cas") or {}).get("service", "")
+
+        def service_ticket():
+            """A service ticket by the REST protocol, as any client on the network may get one (public test user)."""
+            form = urllib.parse.urlencode({"username": user.get("username", ""), "password": user.get("password", "")})
+            answer = self.attacker.http("POST", self.server_ip, cas, "/cas/v1/tickets",
+                                        {"Content-Type": "application/x-www-form-urlencoded"}, form)
+            location = answer.header("Location") or ""
+            path = urllib.parse.urlsplit(location).path
+            if not path:
+                return None, "no TGT: " + answer.text()[:80]
+            answer = self.attacker.http("POST", self.server_ip, cas, path, {"Content-Type": "application/x-www-form-urlencoded"},
+                                        urllib.parse.urlencode({"service": service_url}))
+            match = re.search(r"ST-[A-Za-z0-9._-]+", answer.body)
+            return (match.group(0), None) if match else (None, "no ST: " + answer.text()[:80])
+
+        for name, callback in (("the unrelated local service", "http://127.0.0.1:%d/pgt-probe-local" % self.local_port),
+                               ("the control API", "http://127.0.0.1:%d/pgt-probe-control" % self.ports["control"]),
+                               ("link-local", "http://169.254.169.254/pgt-probe-metadata"),
+                               ("positive: a mock of the session (CAS's own /app/)",
+                                "http://127.0.0.1:%d/app/pgt-probe-mock" % cas)):
+            ticket, problem = service_ticket()
+            if ticket is None:
+                self.case("LAN → CAS REST: a service ticket for pgtUrl %s" % name, "a ticket", problem, False)
+                continue
+            target = "/cas/serviceValidate?service=%s&ticket=%s&pgtUrl=%s" % (
+                service, ticket, urllib.parse.quote(callback, safe=""))
+            answer = self.attacker.http("GET", self.server_ip, cas, target)
+            probe = callback.rsplit("/", 1)[1]
+            called = any(probe in open(path).read() for path in (log, os.path.join(self.tmp, "metadata.log")))
+            # What the mock CAS says it did with the callback (`cas.proxy-callback`): refused
+            # before any call, or called (and found unreachable, or delivered).
+            note = "?"
+            try:
+                for entry in json.loads(self.control("GET", "/traffic.har").body)["log"]["entries"]:
+                    if probe in entry["request"]["url"] and "serviceValidate" in entry["request"]["url"]:
+                        note = (entry.get("_annotations") or {}).get("cas.proxy-callback", "none")
+            except (ValueError, KeyError, TypeError):
+                pass
+            if name.startswith("positive"):
+                self.case("%s: LAN → CAS serviceValidate with it as pgtUrl" % name, "called (cas.proxy-callback not refused)",
+                          "cas.proxy-callback %s" % note, note not in ("refused", "?", "none"))
+                continue
+            self.case("LAN → CAS serviceValidate with pgtUrl %s" % name,
+                      "INVALID_PROXY_CALLBACK, the callback refused without a call",
+                      "%s, cas.proxy-callback %s%s" % (
+                          "INVALID_PROXY_CALLBACK" if "INVALID_PROXY_CALLBACK" in answer.body else answer.text()[:80],
+                          note, ", the service saw the call" if called else ""),
+                      "INVALID_PROXY_CALLBACK" in answer.body and note == "refused" and not called)
 
     def loopback_checks(self):
         self.restore()
@@ -873,7 +930,7 @@ class Suite:
         self.initial = self.snapshot() or {"profile": None, "knobs": [], "clockOffset": 0}
         answer = self.attacker.http("GET", self.server_ip, self.ports["idp"], "/idp/shibboleth")
         self.case("positive: LAN → IdP metadata directly", "200", answer.text()[:50], answer.status == 200)
-        sections = [("direct", self.direct_attacks), ("proxy", self.proxy_attacks), ("loopback", self.loopback_checks),
+        sections = [("direct", self.direct_attacks), ("proxy", self.proxy_attacks), ("cas", self.cas_callback), ("loopback", self.loopback_checks),
                     ("console", self.console_checks), ("record", self.record_attacks), ("browser", self.browser_cases)]
         only = set(self.arguments.only.split(",")) if self.arguments.only else None
         for name, section in sections:
@@ -956,7 +1013,7 @@ def main():
     parser.add_argument("--attacker-ns", default="samlh-sec-%d-atk" % os.getpid())
     parser.add_argument("--veth", default="shs%d" % (os.getpid() % 10_000_000))
     parser.add_argument("--subnet", default="10.231.%d" % (os.getpid() % 250 + 1))
-    parser.add_argument("--only", help="comma-separated sections: direct,proxy,loopback,console,record,browser")
+    parser.add_argument("--only", help="comma-separated sections: direct,proxy,cas,loopback,console,record,browser")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs) even when every case passes")
     arguments = parser.parse_args()
     arguments.binary = os.path.abspath(arguments.binary)
