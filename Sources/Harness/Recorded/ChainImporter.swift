@@ -65,6 +65,9 @@ public enum ChainImporter {
         builder.applyVariables()
         if options.redact { builder.redact() }
         let chain = builder.finish(file: file)
+        if let tooMany = chain.tooManyOrigins {
+            throw RecordedImportError(file: file, message: "the recording crosses " + tooMany)
+        }
         let scenario = RecordedScenarioWriter.scenario(for: chain, id: options.scenarioID, redacted: options.redact)
         return Result(scenario: scenario, chain: chain, skipped: builder.skipped)
     }

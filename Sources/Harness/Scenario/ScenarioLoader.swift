@@ -301,6 +301,9 @@ public final class ScenarioLoader: @unchecked Sendable {
         if let start = scenario.clock?.start, (try? SAMLDateTime.date(from: start)) == nil {
             add([.key("clock"), .key("start")], "`\(start)` is not an ISO 8601 date-time such as 2026-01-01T00:00:00Z")
         }
+        if let tooMany = scenario.replay?.tooManyOrigins {
+            add([.key("replay"), .key("origins")], tooMany)
+        }
         if scenario.flow == .replay, scenario.knobs?.isEmpty == false {
             add([.key("knobs")], "a replay scenario plays its recording; knobs act on the mocks and have no effect here")
         }
