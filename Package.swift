@@ -109,6 +109,7 @@ let package = Package(
         .target(
             name: "Recording",
             dependencies: [
+                "SAMLCore",
                 "MockServers",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOSSL
+import enum SAMLCore.PrivateFile
 import SwiftASN1
 import X509
 
@@ -135,11 +136,9 @@ public final class RecordingCA: Sendable {
     private static func create(at directory: URL, now: Date) throws -> RecordingCA {
         let manager = FileManager.default
         do {
-            try manager.createDirectory(at: directory, withIntermediateDirectories: true,
-                                        attributes: [.posixPermissions: 0o700])
-            try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+            try PrivateFile.makeDirectory(directory.path)
         } catch {
-            throw Failure("cannot make the recording CA directory \(directory.path): \(error.localizedDescription)")
+            throw Failure("cannot make the recording CA directory \(directory.path): \(error)")
         }
         let key = P256.Signing.PrivateKey()
         let caKey = Certificate.PrivateKey(key)
@@ -163,10 +162,11 @@ public final class RecordingCA: Sendable {
         let certPEM = try certificate.serializeAsPEM().pemString + "\n"
         let keyURL = directory.appendingPathComponent("ca.key")
         let certURL = directory.appendingPathComponent("ca.pem")
-        // The key file is created 0600 before a byte of it is written.
-        guard manager.createFile(atPath: keyURL.path, contents: Data(key.pemRepresentation.utf8),
-                                 attributes: [.posixPermissions: 0o600]) else {
-            throw Failure("cannot write \(keyURL.path)")
+        // The key file is created 0600 before a byte of it is written (PrivateFile).
+        do {
+            try PrivateFile.write(key.pemRepresentation, to: keyURL.path)
+        } catch {
+            throw Failure("cannot write \(keyURL.path): \(error)")
         }
         guard manager.createFile(atPath: certURL.path, contents: Data(certPEM.utf8),
                                  attributes: [.posixPermissions: 0o644]) else {

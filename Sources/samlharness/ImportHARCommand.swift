@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Harness
+import enum SAMLCore.PrivateFile
 
 /// `samlharness import-har FILE --out Scenarios/recorded/NAME.yaml [--redact]`: a browser HAR
 /// or a SAML-tracer export → a `replay` scenario.
@@ -72,23 +73,21 @@ struct ImportHARCommand: ParsableCommand {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
         }
-        try Self.write(result, from: file, to: out, verbose: verbose, mode: nil)
+        // Unredacted, the scenario keeps the recording's passwords and tokens: private to this user.
+        try Self.write(result, from: file, to: out, verbose: verbose, privately: !redact)
     }
 
-    /// Writes the imported scenario to `out` (with file `mode` when given) and prints what was
-    /// imported, left out, warned about and redacted.
-    static func write(_ result: ChainImporter.Result, from file: String, to out: String, verbose: Bool, mode: Int?) throws {
+    /// Writes the imported scenario to `out` (`privately`: mode 0600 from its creation, for a
+    /// scenario that keeps passwords and tokens) and prints what was imported, left out, warned
+    /// about and redacted.
+    static func write(_ result: ChainImporter.Result, from file: String, to out: String, verbose: Bool, privately: Bool) throws {
         let chain = result.chain
         let yaml = try RecordedScenarioWriter.yaml(result.scenario)
         do {
             let url = URL(fileURLWithPath: out)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            if let mode {
-                try? FileManager.default.removeItem(at: url)
-                guard FileManager.default.createFile(atPath: url.path, contents: Data(yaml.utf8),
-                                                     attributes: [.posixPermissions: mode]) else {
-                    throw CocoaError(.fileWriteUnknown)
-                }
+            if privately {
+                try PrivateFile.write(yaml, to: url.path)
             } else {
                 try Data(yaml.utf8).write(to: url)
             }

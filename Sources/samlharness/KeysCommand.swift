@@ -47,8 +47,8 @@ struct KeysCommand: ParsableCommand {
         for path in [keyPath, certPath] where FileManager.default.fileExists(atPath: path) && !force {
             throw ValidationError("\(path) exists; pass --force to overwrite")
         }
-        try pair.privateKey.pem.write(toFile: keyPath, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyPath)
+        // Mode 0600 from its creation: never readable by another user, not even for a moment.
+        try PrivateFile.write(pair.privateKey.pem, to: keyPath)
         try pair.certificate.pem.write(toFile: certPath, atomically: true, encoding: .utf8)
         print("wrote \(keyPath) and \(certPath) (\(algo.rawValue), CN=\(commonName), \(days) days)")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import enum SAMLCore.PrivateFile
 
 /// The report formats and the files they are written to.
 public enum ReportFormat: String, CaseIterable, Sendable {
@@ -54,16 +55,27 @@ public enum ReportFormat: String, CaseIterable, Sendable {
 /// Writes a report's formats into a directory.
 public enum ReportWriter {
     /// Writes `formats` of `report` into `directory` (created if needed); returns the files
-    /// written. Unless `showSecrets`, everything is masked first (``SecretMasker``).
+    /// written. Unless `showSecrets`, everything is masked first (``SecretMasker``). With
+    /// `showSecrets` the directory is made (or changed to) mode 0700 and each file is created
+    /// 0600 (``PrivateFile``): unmasked passwords and tokens are this user's alone. Masked
+    /// reports keep the usual modes, to be shared.
     @discardableResult
     public static func write(_ report: ConformanceReport, formats: [ReportFormat], to directory: URL,
                              showSecrets: Bool = false) throws -> [URL] {
         let report = showSecrets ? report : masked(report)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if showSecrets {
+            try PrivateFile.makeDirectory(directory.path)
+        } else {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
         var written: [URL] = []
         for format in formats {
             let url = directory.appendingPathComponent(format.fileName)
-            try format.render(report).write(to: url, options: .atomic)
+            if showSecrets {
+                try PrivateFile.write(format.render(report), to: url.path)
+            } else {
+                try format.render(report).write(to: url, options: .atomic)
+            }
             written.append(url)
         }
         return written

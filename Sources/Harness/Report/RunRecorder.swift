@@ -1,4 +1,5 @@
 import Foundation
+import enum SAMLCore.PrivateFile
 
 /// What a run leaves in its report directory, written as it goes: `results.jsonl` (the
 /// header, the catalog line, each result the moment it is known, the end line), then every
@@ -20,14 +21,21 @@ public struct RunRecorder: Sendable {
     public static let resultsFileName = "results.jsonl"
 
     /// Creates `directory` when needed, and starts `results.jsonl` there with `header` and
-    /// the catalog line.
+    /// the catalog line. With `showSecrets` the directory is mode 0700 and `results.jsonl` is
+    /// created 0600 (``PrivateFile``), as the report files beside it.
     public init(directory: URL, header: RunHeader, catalog: CatalogInfo, showSecrets: Bool = false) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let results = directory.appendingPathComponent(Self.resultsFileName)
+        if showSecrets {
+            try PrivateFile.makeDirectory(directory.path)
+            try PrivateFile.createEmpty(results.path)
+        } else {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
         self.directory = directory
         self.header = header
         self.catalog = catalog
         self.showSecrets = showSecrets
-        lines = try JSONLinesWriter(url: directory.appendingPathComponent(Self.resultsFileName))
+        lines = try JSONLinesWriter(url: results, existing: showSecrets)
         lines.write(header)
         lines.write(RunMetaLine.catalog(catalog))
     }

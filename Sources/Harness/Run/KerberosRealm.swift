@@ -1,5 +1,6 @@
 import Foundation
 import MockServers
+import enum SAMLCore.PrivateFile
 
 /// The Kerberos realm a scenario's client logs in from (`options.kerberos`): the directory
 /// `scripts/setup-kerberos.sh start DIR` made, named by `SAMLH_KERBEROS` — the same variable
@@ -52,9 +53,10 @@ public struct KerberosRealm: Sendable {
             throw Failure(description: "a Kerberos scenario needs MIT's kinit (Debian: krb5-user; bash scripts/setup-kerberos.sh install)")
         }
         let input = cache.deletingLastPathComponent().appendingPathComponent(cache.lastPathComponent + ".in")
-        guard FileManager.default.createFile(atPath: input.path, contents: Data((password + "\n").utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
-            throw Failure(description: "cannot write kinit's input beside \(cache.path)")
+        do {
+            try PrivateFile.write(password + "\n", to: input.path)
+        } catch {
+            throw Failure(description: "cannot write kinit's input beside \(cache.path): \(error)")
         }
         defer { try? FileManager.default.removeItem(at: input) }
         let principal = "\(user)@\(Self.realm)"

@@ -78,8 +78,10 @@ public final class JSONLinesWriter: @unchecked Sendable {
     private let lock = NSLock()
     private let encoder: JSONEncoder
 
-    public init(url: URL) throws {
-        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+    /// `existing`: append to the (empty) file already at `url` (made private by the caller)
+    /// rather than create one.
+    public init(url: URL, existing: Bool = false) throws {
+        if !existing { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
         handle = try FileHandle(forWritingTo: url)
         encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
