@@ -66,7 +66,7 @@ def agent_request(job):
         sock.sendall(data)
         header_end = None
         stop_at = started + timeout
-        while len(buffer) < 4 << 20:
+        while len(buffer) < 64 << 20:
             remaining = stop_at - time.monotonic()
             if remaining <= 0:
                 break
