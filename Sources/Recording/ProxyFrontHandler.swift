@@ -24,8 +24,9 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let proxy: RecordingProxy
     private let connectionID: Int
-    /// Set once a CONNECT was intercepted: every request after it goes to this origin over TLS.
-    private var tunnel: (host: String, port: Int)?
+    /// Set once a CONNECT was intercepted: every request after it goes to this origin over TLS
+    /// (at the addresses checked when the CONNECT came, when the proxy guards destinations).
+    private var tunnel: (host: String, port: Int, addresses: [String])?
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var bodyTooLarge = false
@@ -115,6 +116,11 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if request.head.method == .CONNECT, tunnel == nil {
+            if let denied = authenticationRefusal(request) {
+                closing = true
+                finish(denied, request: request, keepAlive: false, context: context)
+                return
+            }
             handleConnect(request, context: context)
             return
         }
@@ -134,10 +140,15 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
             target = destination
             intercepted = inTunnel
         }
+        // Inside an intercepted tunnel the CONNECT was authenticated.
+        if !intercepted, let denied = authenticationRefusal(request) {
+            finish(denied, request: request, keepAlive: keepAlive, context: context)
+            return
+        }
         let allowed = intercepted || proxy.isAllowed(host: target.host, port: target.port)
-        if !allowed, proxy.options.others == .refuse {
+        if !allowed, proxy.options.effectiveOthers == .refuse {
             proxy.note { $0.refused[target.key, default: 0] += 1 }
-            finish(refusal(target.key), request: request, keepAlive: keepAlive, context: context)
+            finish(refusal(target.key, host: target.host), request: request, keepAlive: keepAlive, context: context)
             return
         }
         if !allowed { proxy.note { $0.passedThrough[target.key, default: 0] += 1 } }
@@ -145,12 +156,70 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
+        // A tunnel's addresses were checked at its CONNECT; a plain request's are checked now.
+        let guarding = proxy.options.guardsDestinations && !intercepted
         Task {
+            var target = target
+            if guarding {
+                let guarded = await ProxyFrontHandler.guardDestination(target.host, key: target.key, proxy: proxy)
+                if let refusal = guarded.refusal {
+                    eventLoop.execute {
+                        handler.value.finish(refusal, request: request, keepAlive: keepAlive, context: boundContext.value)
+                    }
+                    return
+                }
+                target.addresses = guarded.addresses
+            }
             let answer = await proxy.exchange(request, to: target, record: allowed, intercepted: intercepted)
             eventLoop.execute {
                 handler.value.finish(answer, request: request, keepAlive: keepAlive, context: boundContext.value)
             }
         }
+    }
+
+    /// What ``guardDestination(_:key:proxy:)`` decided: the addresses to connect to, or the
+    /// answer that refuses the destination.
+    struct Guarded: Sendable {
+        var addresses: [String] = []
+        var refusal: RecordingProxy.Answer?
+    }
+
+    /// Resolves and checks `host` (``DestinationGuard``): the addresses to connect to, or the
+    /// answer that refuses it (403 naming the address, its range and the flag that allows it;
+    /// 502 when the name does not resolve).
+    static func guardDestination(_ host: String, key: String, proxy: RecordingProxy) async -> Guarded {
+        switch await DestinationGuard.check(host: host) {
+        case .allowed(let addresses):
+            return Guarded(addresses: addresses.map(\.text))
+        case .unresolved(let reason):
+            proxy.note { $0.upstreamFailures[key] = "could not resolve \(host): \(reason)" }
+            return Guarded(refusal: RecordingProxy.problem(502, "Bad Gateway", "samlharness record could not resolve \(host): \(reason)."))
+        case .refused(let refusal):
+            let what = "\(refusal.address), \(refusal.range)"
+            proxy.note { $0.refusedDestinations[key] = what }
+            proxy.report("refused \(key): \(what) (the proxy listens beyond loopback; --allow-private-destinations allows it)")
+            let subject = host == refusal.address ? host : "\(host) resolves to \(refusal.address), which"
+            return Guarded(refusal: RecordingProxy.problem(
+                403, "Forbidden",
+                "samlharness record refuses \(key): \(subject) is in \(refusal.range). The proxy listens on \(proxy.options.host), "
+                + "beyond loopback, so it does not reach loopback, private, link-local (cloud metadata), CGNAT or unspecified "
+                + "addresses for whoever can reach its port. To record an IdP on a private network, restart it with "
+                + "--allow-private-destinations."))
+        }
+    }
+
+    /// nil when the proxy asks no password or `request` carries the right one; else the 407.
+    private func authenticationRefusal(_ request: RecordingProxy.ClientRequest) -> RecordingProxy.Answer? {
+        guard let credentials = proxy.options.credentials,
+              !credentials.accepts(request.head.headers["proxy-authorization"]) else { return nil }
+        proxy.note { $0.unauthenticated += 1 }
+        var answer = RecordingProxy.problem(
+            407, "Proxy Authentication Required",
+            "samlharness record asks for its user and password (Proxy-Authorization: Basic). They are in its ready line and on "
+            + "its stderr: give them in the device's proxy settings, or as http://USER:PASSWORD@HOST:PORT. The CA "
+            + "(/ca.crt, /ca.pem) needs none.")
+        answer.headers.insert(("Proxy-Authenticate", ProxyCredentials.challenge), at: 0)
+        return answer
     }
 
     /// Where a request goes.
@@ -166,7 +235,8 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
         let uri = request.head.uri
         if let tunnel {
             let originForm = uri.hasPrefix("/") ? uri : Self.originForm(of: uri)
-            return .origin(.init(scheme: "https", host: tunnel.host, port: tunnel.port, originForm: originForm), intercepted: true)
+            return .origin(.init(scheme: "https", host: tunnel.host, port: tunnel.port, originForm: originForm,
+                                 addresses: tunnel.addresses), intercepted: true)
         }
         if uri.hasPrefix("/") || uri == "*" {
             return .proxyPage  // addressed to the proxy itself
@@ -194,11 +264,16 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
         return withoutFragment.hasPrefix("?") ? "/" + withoutFragment : withoutFragment
     }
 
-    private func refusal(_ key: String) -> RecordingProxy.Answer {
-        RecordingProxy.problem(403, "Forbidden",
-                               "samlharness record refuses \(key): it is not on the allow-list ("
-                               + proxy.options.allow.map(\.description).joined(separator: ", ")
-                               + ") and --others refuse is set.")
+    private func refusal(_ key: String, host: String) -> RecordingProxy.Answer {
+        let list = "samlharness record refuses \(key): it is not on the allow-list ("
+            + proxy.options.allow.map(\.description).joined(separator: ", ") + ")"
+        guard proxy.options.listensBeyondLoopback else {
+            return RecordingProxy.problem(403, "Forbidden", list + " and --others refuse is set.")
+        }
+        let name = host.contains(":") ? "[\(host)]" : host
+        return RecordingProxy.problem(403, "Forbidden", list + ". The proxy listens on \(proxy.options.host), beyond loopback, "
+            + "so hosts outside --allow-host are refused whatever --others says (only a proxy on loopback tunnels other hosts). "
+            + "To record \(name) too, restart it with --allow-host \(name).")
     }
 
     private func finish(_ answer: RecordingProxy.Answer, request: RecordingProxy.ClientRequest, keepAlive: Bool,
@@ -240,11 +315,31 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let key = "\(host.contains(":") ? "[\(host)]" : host):\(port)"
         if proxy.isAllowed(host: host, port: port) {
-            intercept(host: host, port: port, context: context)
-        } else if proxy.options.others == .refuse {
+            guard proxy.options.guardsDestinations else {
+                intercept(host: host, port: port, addresses: [], context: context)
+                return
+            }
+            // Checked before the 200: the tunnel then goes to these addresses and no other.
+            let proxy = self.proxy
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            Task {
+                let guarded = await ProxyFrontHandler.guardDestination(host, key: key, proxy: proxy)
+                eventLoop.execute {
+                    let front = handler.value
+                    if let refusal = guarded.refusal {
+                        front.closing = true
+                        front.finish(refusal, request: request, keepAlive: false, context: boundContext.value)
+                    } else {
+                        front.intercept(host: host, port: port, addresses: guarded.addresses, context: boundContext.value)
+                    }
+                }
+            }
+        } else if proxy.options.effectiveOthers == .refuse {
             proxy.note { $0.refused[key, default: 0] += 1 }
             closing = true
-            finish(refusal(key), request: request, keepAlive: false, context: context)
+            finish(refusal(key, host: host), request: request, keepAlive: false, context: context)
         } else {
             proxy.note { $0.passedThrough[key, default: 0] += 1 }
             passThrough(host: host, port: port, request: request, context: context)
@@ -255,7 +350,7 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Takes the HTTP codec out, says 200, puts TLS (the recording CA's leaf for `host`) and a
     /// new HTTP codec in front of this handler.
-    private func intercept(host: String, port: Int, context: ChannelHandlerContext) {
+    private func intercept(host: String, port: Int, addresses: [String], context: ChannelHandlerContext) {
         let tlsContext: NIOSSLContext
         do {
             tlsContext = try proxy.ca.serverContext(for: host)
@@ -280,7 +375,7 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
                 for (codec, name) in Self.httpHandlers() {
                     try pipeline.syncOperations.addHandler(codec, name: name, position: .before(front))
                 }
-                front.tunnel = (host, port)
+                front.tunnel = (host, port, addresses)
                 front.busy = false
                 front.processNext(context: context)
             }
@@ -344,7 +439,8 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
                          body: proxy.ca.certificateDER).withLength()
         case "/", "/index.html":
             return .init(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
-                         body: Array(RecordingPage.html(ca: proxy.ca, allow: proxy.options.allow, others: proxy.options.others).utf8))
+                         body: Array(RecordingPage.html(ca: proxy.ca, allow: proxy.options.allow,
+                                                        others: proxy.options.effectiveOthers).utf8))
                 .withLength()
         default:
             return RecordingProxy.problem(404, "Not Found",

@@ -30,18 +30,30 @@ public final class RecordingProxy: Sendable {
     }
 
     public struct Options: Sendable {
+        /// The address the proxy listens on. Anything but loopback (``listensBeyondLoopback``)
+        /// turns on the guards: hosts outside ``allow`` refused whatever ``others`` says, and
+        /// loopback, private and link-local destinations refused (``DestinationGuard``).
         public var host: String
         public var port: Int
         public var allow: [HostPattern]
+        /// Hosts outside ``allow`` when listening on loopback; beyond it they are refused.
         public var others: Others
         public var insecureUpstream: Bool
         public var upstreamCAFile: String?
         public var maxBodyBytes: Int
         public var upstreamTimeout: Duration
+        /// Beyond loopback, still reach loopback, private and link-local destinations
+        /// (`--allow-private-destinations`: an IdP on the private network).
+        public var allowPrivateDestinations: Bool
+        /// The user and password every proxied request and CONNECT must carry in
+        /// `Proxy-Authorization` (407 otherwise); nil asks none. The proxy's own pages
+        /// (`/`, `/ca.crt`, `/ca.pem`) stay open: a device needs the CA before anything else.
+        public var credentials: ProxyCredentials?
 
         public init(host: String = "127.0.0.1", port: Int = 8080, allow: [HostPattern], others: Others = .tunnel,
                     insecureUpstream: Bool = false, upstreamCAFile: String? = nil,
-                    maxBodyBytes: Int = 64 * 1024 * 1024, upstreamTimeout: Duration = .seconds(60)) {
+                    maxBodyBytes: Int = 64 * 1024 * 1024, upstreamTimeout: Duration = .seconds(60),
+                    allowPrivateDestinations: Bool = false, credentials: ProxyCredentials? = nil) {
             self.host = host
             self.port = port
             self.allow = allow
@@ -50,7 +62,20 @@ public final class RecordingProxy: Sendable {
             self.upstreamCAFile = upstreamCAFile
             self.maxBodyBytes = maxBodyBytes
             self.upstreamTimeout = upstreamTimeout
+            self.allowPrivateDestinations = allowPrivateDestinations
+            self.credentials = credentials
         }
+
+        /// Whether others than this machine's own users can reach the proxy: it listens on an
+        /// address other than loopback (`0.0.0.0`, `::`, a LAN address, a host name). Keyed on
+        /// the listen address, never on a client's: a LAN client may come through a local relay.
+        public var listensBeyondLoopback: Bool { !DestinationGuard.isLoopback(listenHost: host) }
+
+        /// ``others`` as it applies: `refuse` beyond loopback, whatever was asked.
+        public var effectiveOthers: Others { listensBeyondLoopback ? .refuse : others }
+
+        /// Whether destinations are resolved and checked before the proxy connects.
+        var guardsDestinations: Bool { listensBeyondLoopback && !allowPrivateDestinations }
     }
 
     /// The annotation keys recorded exchanges carry (HAR `_annotations`).
@@ -79,6 +104,11 @@ public final class RecordingProxy: Sendable {
         public var passedThrough: [String: Int] = [:]
         /// Hosts not allowed and refused.
         public var refused: [String: Int] = [:]
+        /// Destinations refused for their address (beyond loopback): `host:port` → the address
+        /// and its range.
+        public var refusedDestinations: [String: String] = [:]
+        /// Requests and CONNECTs answered 407 (no or wrong `Proxy-Authorization`).
+        public var unauthenticated = 0
         /// Upstream certificate problems: `host:port` → what verification said.
         public var upstreamCertificateProblems: [String: String] = [:]
         /// Other upstream failures (unreachable, timeout): `host:port` → the last one.
@@ -208,6 +238,11 @@ public final class RecordingProxy: Sendable {
         var port: Int
         /// The request target to send upstream (origin-form).
         var originForm: String
+        /// The addresses to connect to, checked by ``DestinationGuard`` (beyond loopback); empty:
+        /// connect to ``host`` by name.
+        var addresses: [String] = []
+        /// What to connect to, in order.
+        var connectHosts: [String] { addresses.isEmpty ? [host] : addresses }
         var origin: String { "\(scheme)://" + Authority.format(host: host, port: port, scheme: scheme) }
         var key: String { "\(host.contains(":") ? "[\(host)]" : host):\(port)" }
     }
@@ -277,10 +312,19 @@ public final class RecordingProxy: Sendable {
             }
         }
 
-        let response: UpstreamClient.Response
+        var response: UpstreamClient.Response?
         do {
-            response = try await client.send(host: destination.host, port: destination.port, method: request.head.method.rawValue,
-                                             target: destination.originForm, headers: upstreamHeaders, body: request.body, tls: tls)
+            // Each checked address in turn while the connection itself fails.
+            for (index, connectHost) in destination.connectHosts.enumerated() {
+                do {
+                    response = try await client.send(host: connectHost, port: destination.port, method: request.head.method.rawValue,
+                                                     target: destination.originForm, headers: upstreamHeaders, body: request.body,
+                                                     tls: tls)
+                    break
+                } catch UpstreamClient.Failure.connect(let reason) where index < destination.connectHosts.count - 1 {
+                    report("warning: \(destination.key) at \(connectHost): could not connect (\(reason)); trying its next address")
+                }
+            }
         } catch {
             let description = (error as? UpstreamClient.Failure)?.description ?? "\(error)"
             let status = if case UpstreamClient.Failure.timeout = error { 504 } else { 502 }
@@ -292,6 +336,7 @@ public final class RecordingProxy: Sendable {
             if record { recordExchange(request, destination: destination, answer: answer, annotations: annotations, upstream: nil) }
             return answer
         }
+        guard let response else { return Self.problem(502, "Bad Gateway", "samlharness record could not reach \(destination.key).") }
         let answerTokens = Set(response.headers.filter { $0.name.lowercased() == "connection" }
             .flatMap { $0.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } })
         var relayed = response.headers.filter { field in
@@ -312,13 +357,14 @@ public final class RecordingProxy: Sendable {
     private func verification(for destination: Destination, serverHostname: String?) async -> String? {
         if let known = state.withLock({ $0.verification[destination.key] }) { return known }
         do {
-            _ = try await UpstreamClient.handshake(host: destination.host, port: destination.port,
+            _ = try await UpstreamClient.handshake(host: destination.connectHosts[0], port: destination.port,
                                                    tls: .init(context: verifiedTLS, serverHostname: serverHostname))
             state.withLock { $0.verification[destination.key] = .some(nil) }
             return nil
         } catch UpstreamClient.Failure.tls(let error) {
-            let reason = await UpstreamCertificateDiagnosis.explain(host: destination.host, port: destination.port,
-                                                                    serverHostname: serverHostname, error: error)
+            let reason = await UpstreamCertificateDiagnosis.explain(host: destination.host, connectHost: destination.connectHosts[0],
+                                                                    port: destination.port, serverHostname: serverHostname,
+                                                                    error: error)
             state.withLock { $0.verification[destination.key] = .some(reason) }
             note { $0.upstreamCertificateProblems[destination.key] = reason }
             report("warning: \(destination.key) presented a certificate that failed verification: \(reason)"
@@ -385,7 +431,7 @@ public final class RecordingProxy: Sendable {
 
     static func problem(_ status: Int, _ title: String, _ detail: String) -> Answer {
         let body = Array("\(status) \(title)\n\n\(detail)\n".utf8)
-        return Answer(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"),
+        return Answer(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("X-Content-Type-Options", "nosniff"),
                                                 ("Content-Length", String(body.count)), ("Cache-Control", "no-store")],
                       body: body)
     }

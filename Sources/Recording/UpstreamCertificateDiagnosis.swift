@@ -9,9 +9,11 @@ import X509
 /// handshake with verification off, no request) and names what is wrong with it: expired, not
 /// yet valid, issued for other names, self-signed, or from an issuer the trust store lacks.
 enum UpstreamCertificateDiagnosis {
-    static func explain(host: String, port: Int, serverHostname: String?, error: String) async -> String {
+    /// `connectHost`: the address to connect to (the one ``DestinationGuard`` checked), when not `host`.
+    static func explain(host: String, connectHost: String? = nil, port: Int, serverHostname: String?, error: String) async -> String {
         let brief = summarize(error)
-        guard let presented = await UpstreamClient.presentedCertificate(host: host, port: port, serverHostname: serverHostname),
+        guard let presented = await UpstreamClient.presentedCertificate(host: connectHost ?? host, port: port,
+                                                                        serverHostname: serverHostname),
               let der = try? presented.toDERBytes(), let leaf = try? Certificate(derEncoded: der) else {
             return brief
         }

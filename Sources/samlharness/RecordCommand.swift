@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Harness
 import Recording
+import enum SAMLCore.PrivateFile
 
 extension RecordingProxy.Others: ExpressibleByArgument {}
 
@@ -17,7 +18,11 @@ struct RecordCommand: AsyncParsableCommand {
         HOST:PORT), log in, then press Ctrl-C (SIGINT) or send SIGTERM: the HAR 1.2 file is written \
         (unredacted, mode 0600) and imported into a replay scenario (--out, redacted unless \
         --no-redact), exactly as `import-har` would. Only --allow-host hosts are intercepted and \
-        recorded; others are tunnelled untouched (--others tunnel) or refused (--others refuse). \
+        recorded; others are tunnelled untouched (--others tunnel, the default on loopback) or refused \
+        (--others refuse). Listening beyond loopback (--listen 0.0.0.0:8080), other hosts are always \
+        refused, so are loopback, private and link-local destinations (--allow-private-destinations \
+        allows those), and the proxy asks a password (--proxy-user, else one made for the session and \
+        printed). \
         HTTPS is intercepted with leaves from the recording CA (--ca-dir, made on first use; trust \
         its ca.pem on the device, and remove it afterwards). The real servers' certificates are \
         verified against the system trust store: a failure is answered 502, recorded and \
@@ -35,7 +40,8 @@ struct RecordCommand: AsyncParsableCommand {
     var out: String
 
     @Option(help: ArgumentHelp("Where the proxy listens. Loopback by default; 0.0.0.0:8080 lets a phone on the "
-        + "network use it (and anyone else there).", valueName: "host:port"))
+        + "network use it (and anyone else there: then other hosts and private destinations are refused and a "
+        + "proxy password is asked).", valueName: "host:port"))
     var listen = "127.0.0.1:8080"
 
     @Option(name: .customLong("ca-dir"),
@@ -65,9 +71,22 @@ struct RecordCommand: AsyncParsableCommand {
             help: ArgumentHelp("PEM certificates to trust for the real servers, beside the system store.", valueName: "file"))
     var upstreamCA: String?
 
-    @Option(help: ArgumentHelp("What to do with hosts not allowed: tunnel (untouched, unrecorded) or refuse (403).",
-                               valueName: "tunnel|refuse"))
-    var others: RecordingProxy.Others = .tunnel
+    @Option(help: ArgumentHelp("What to do with hosts not allowed: tunnel (untouched, unrecorded; the default on loopback) "
+        + "or refuse (403; always when listening beyond loopback).", valueName: "tunnel|refuse"))
+    var others: RecordingProxy.Others?
+
+    @Option(name: .customLong("proxy-user"),
+            help: ArgumentHelp("Ask clients for this user and password (Proxy-Authorization: Basic; 407 without). Beyond "
+                + "loopback one is made for the session when not given.", valueName: "user:password"))
+    var proxyUser: String?
+
+    @Flag(name: .customLong("no-proxy-password"),
+          help: "Beyond loopback, ask no proxy password (for a device whose proxy settings take none). Anyone who can reach the port can then record through it.")
+    var noProxyPassword = false
+
+    @Flag(name: .customLong("allow-private-destinations"),
+          help: "Beyond loopback, still reach loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7), link-local and CGNAT addresses: an IdP on a private network.")
+    var allowPrivateDestinations = false
 
     @Option(name: .customLong("max-body-mib"),
             help: ArgumentHelp("The largest request or response body recorded (larger requests get 413, larger answers 502).",
@@ -103,8 +122,20 @@ struct RecordCommand: AsyncParsableCommand {
             do { _ = try HostPattern(text) } catch let invalid as HostPattern.Invalid { throw ValidationError(invalid.description) }
         }
         guard (1...1024).contains(maxBodyMiB) else { throw ValidationError("--max-body-mib \(maxBodyMiB): expected 1–1024") }
-        guard listenAddress != nil else {
+        guard let (host, _) = listenAddress else {
             throw ValidationError("--listen \(listen): expected HOST:PORT (127.0.0.1:8080, 0.0.0.0:8080, [::1]:8080)")
+        }
+        let beyondLoopback = RecordingProxy.Options(host: host, allow: []).listensBeyondLoopback
+        if others == .tunnel, beyondLoopback {
+            throw ValidationError("--others tunnel with --listen \(listen): a proxy reachable from the network would let anyone "
+                + "there reach any host through this machine; beyond loopback, hosts outside --allow-host are refused "
+                + "(add --allow-host for each host the login needs, or listen on 127.0.0.1)")
+        }
+        if let proxyUser {
+            do { _ = try ProxyCredentials(proxyUser) } catch let invalid as ProxyCredentials.Invalid {
+                throw ValidationError(invalid.description)
+            }
+            if noProxyPassword { throw ValidationError("--proxy-user and --no-proxy-password: give one or the other") }
         }
         try ImportHARCommand.validateOut(out, force: force)
         if FileManager.default.fileExists(atPath: harPath), !force {
@@ -130,13 +161,16 @@ struct RecordCommand: AsyncParsableCommand {
                 + "\(ca.keyURL.path) (mode 0600). Trust ca.pem on the device (docs/recording.md); remove it afterwards.")
         }
         let (host, port) = listenAddress!
+        var options = RecordingProxy.Options(host: host, port: port, allow: patterns, others: others ?? .tunnel,
+                                             insecureUpstream: insecureUpstream, upstreamCAFile: upstreamCA,
+                                             maxBodyBytes: maxBodyMiB << 20, allowPrivateDestinations: allowPrivateDestinations)
+        // Beyond loopback a password always, unless the user says the device cannot give one.
+        options.credentials = try proxyUser.map(ProxyCredentials.init)
+            ?? (options.listensBeyondLoopback && !noProxyPassword ? .random() : nil)
         let proxy: RecordingProxy
         let bound: (host: String, port: Int)
         do {
-            proxy = try RecordingProxy(options: .init(host: host, port: port, allow: patterns, others: others,
-                                                      insecureUpstream: insecureUpstream, upstreamCAFile: upstreamCA,
-                                                      maxBodyBytes: maxBodyMiB << 20),
-                                       ca: ca, report: { Self.stderr($0) })
+            proxy = try RecordingProxy(options: options, ca: ca, report: { Self.stderr($0) })
             bound = try await proxy.start()
         } catch {
             Self.stderr("error: cannot start the proxy on \(listen): \(error)")
@@ -144,19 +178,33 @@ struct RecordCommand: AsyncParsableCommand {
         }
         let displayHost = bound.host.contains(":") ? "[\(bound.host)]" : bound.host
         let proxyURL = "http://\(displayHost):\(bound.port)"
-        let ready: [String: Any] = [
+        let effectiveOthers = options.effectiveOthers
+        var ready: [String: Any] = [
             "event": "ready", "proxy": proxyURL, "ca": ca.certificateURL.path, "ca_sha256": ca.fingerprintSHA256,
-            "leaf_spki_sha256": ca.leafSPKISHA256, "allow": patterns.map(\.description), "others": others.rawValue,
-            "har": harPath, "out": out,
+            "leaf_spki_sha256": ca.leafSPKISHA256, "allow": patterns.map(\.description), "others": effectiveOthers.rawValue,
+            "har": harPath, "out": out, "beyond_loopback": options.listensBeyondLoopback,
+            "private_destinations": options.listensBeyondLoopback && !options.allowPrivateDestinations ? "refused" : "allowed",
         ]
+        if let credentials = options.credentials {
+            ready["proxy_user"] = credentials.user
+            ready["proxy_password"] = credentials.password
+        }
         let line = try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes])
         FileHandle.standardOutput.write(line + Data("\n".utf8))
         Self.stderr("recording through \(proxyURL) (HTTP and HTTPS proxy); intercepting \(patterns.map(\.description).joined(separator: ", ")); "
-            + "other hosts are \(others == .tunnel ? "tunnelled untouched" : "refused"). The CA for devices: \(proxyURL)/ca.crt "
+            + "other hosts are \(effectiveOthers == .tunnel ? "tunnelled untouched" : "refused"). The CA for devices: \(proxyURL)/ca.crt "
             + "(or http://samlharness.record/ through the proxy). Ctrl-C stops and writes \(out).")
-        if !["127.0.0.1", "::1", "localhost"].contains(bound.host) {
-            Self.stderr("warning: listening on \(bound.host): anyone who can reach this port can use the proxy"
-                + (others == .tunnel ? " to reach any host (--others refuse limits it to the allowed hosts)" : ""))
+        if let credentials = options.credentials {
+            Self.stderr("proxy user \(credentials.user), password \(credentials.password)"
+                + (proxyUser == nil ? " (made for this session; --proxy-user USER:PASSWORD to choose one)" : "")
+                + ": give them in the device's proxy settings.")
+        }
+        if options.listensBeyondLoopback {
+            Self.stderr("listening on \(bound.host), beyond loopback: hosts outside --allow-host are refused"
+                + (options.allowPrivateDestinations
+                    ? "; loopback, private and link-local destinations are NOT refused (--allow-private-destinations)"
+                    : ", and so are loopback, private and link-local destinations (--allow-private-destinations allows them)")
+                + (options.credentials == nil ? "; warning: no proxy password (--no-proxy-password): anyone who can reach this port can record through it" : ""))
         }
 
         let signal = await signals.wait()
@@ -172,22 +220,23 @@ struct RecordCommand: AsyncParsableCommand {
         do {
             let data = try proxy.harJSON(version: HarnessVersion.current)
             let directory = harURL.deletingLastPathComponent()
-            if !FileManager.default.fileExists(atPath: directory.path) {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
-            }
-            try? FileManager.default.removeItem(at: harURL)
-            guard FileManager.default.createFile(atPath: harURL.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteUnknown)
-            }
+            // A folder made for it is 0700; a folder of the user's own choosing keeps its mode.
+            if !FileManager.default.fileExists(atPath: directory.path) { try PrivateFile.makeDirectory(directory.path) }
+            try PrivateFile.write(data, to: harURL.path)
         } catch {
-            Self.stderr("error: cannot write the HAR \(harURL.path): \(error.localizedDescription)")
+            Self.stderr("error: cannot write the HAR \(harURL.path): \(error)")
             throw ExitCode(1)
         }
         var lines = ["recorded \(count) exchange(s) → \(harURL.path) (unredacted, mode 0600)"]
         lines += summary.recorded.sorted { $0.key < $1.key }.map { "  recorded \($0.value) with \($0.key)" }
         lines += summary.passedThrough.sorted { $0.key < $1.key }.map { "  passed through unrecorded: \($0.key) (\($0.value)×)" }
         lines += summary.refused.sorted { $0.key < $1.key }.map { "  refused: \($0.key) (\($0.value)×)" }
+        lines += summary.refusedDestinations.sorted { $0.key < $1.key }.map {
+            "  refused: \($0.key): \($0.value) (beyond loopback; --allow-private-destinations allows it)"
+        }
+        if summary.unauthenticated > 0 {
+            lines.append("  asked for the proxy password: \(summary.unauthenticated) request(s) without it (answered 407)")
+        }
         lines += summary.upstreamCertificateProblems.sorted { $0.key < $1.key }.map {
             "  UPSTREAM CERTIFICATE FAILED: \($0.key): \($0.value)"
                 + (insecureUpstream ? " (forwarded anyway: --insecure-upstream)" : " (answered 502, recorded)")
@@ -209,7 +258,7 @@ struct RecordCommand: AsyncParsableCommand {
             Self.stderr("error: the recording \(harURL.path) could not be imported: \(error)")
             throw ExitCode(1)
         }
-        try ImportHARCommand.write(result, from: harURL.path, to: out, verbose: verbose, mode: 0o600)
+        try ImportHARCommand.write(result, from: harURL.path, to: out, verbose: verbose, privately: true)
     }
 
     static func stderr(_ line: String) {
