@@ -52,6 +52,7 @@ cleanup() {
       [[ -n "$pids" ]] && kill -9 $pids 2>/dev/null || true
       ip netns del "$ns" 2>/dev/null || true
     fi
+    rm -rf "/etc/netns/$ns"
   done
 }
 child=""

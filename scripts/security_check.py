@@ -44,6 +44,11 @@ REQUEST_TIMEOUT = 5.0
 OLD_PROXY_PASSWORD = "pr0xy+=&% :@pässwörd"
 SCENARIO = "Scenarios/web-sso/web-sso.shibboleth-form-login.yaml"
 PROXY_VIA = "samlharness-proxy"
+# A public address (TEST-NET-3, RFC 5737) on the server's loopback: a destination `record` may reach.
+PUBLIC_ADDRESS = "203.0.113.10"
+# A name the server's namespace resolves to 127.0.0.1 (/etc/netns/NS/hosts): an allowed host
+# that leads back into the machine.
+REBOUND_NAME = "sneaky.example"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -375,8 +380,14 @@ class Suite:
             self.ip("-n", namespace, "link", "set", "lo", "up")
             self.ip("-n", namespace, "addr", "add", address + "/24", "dev", device)
             self.ip("-n", namespace, "link", "set", device, "up")
-        # A stand-in for a cloud metadata service, on the server's side.
+        # A stand-in for a cloud metadata service, and a public address, on the server's side.
         self.ip("-n", server, "addr", "add", "169.254.169.254/32", "dev", "lo")
+        self.ip("-n", server, "addr", "add", PUBLIC_ADDRESS + "/32", "dev", "lo")
+        # `ip netns exec` mounts /etc/netns/NS/hosts over /etc/hosts in the namespace.
+        self.hosts_dir = os.path.join("/etc/netns", server)
+        os.makedirs(self.hosts_dir, exist_ok=True)
+        with open("/etc/hosts") as hosts, open(os.path.join(self.hosts_dir, "hosts"), "w") as ours:
+            ours.write(hosts.read() + "\n127.0.0.1 %s\n" % REBOUND_NAME)
 
     def spawn(self, arguments, namespace, **options):
         process = subprocess.Popen(["ip", "netns", "exec", namespace] + arguments, start_new_session=True, **options)
@@ -407,12 +418,14 @@ class Suite:
         print("serve ready in %.1f s (%s)" % (time.monotonic() - started, self.arguments.binary), flush=True)
         self.serve = process
 
-    def start_record(self):
+    def start_record(self, allowed):
         directory = os.path.join(self.tmp, "record")
         os.makedirs(directory)
         command = ["env", "SAMLH_HOME=" + self.arguments.repo, "XDG_DATA_HOME=" + directory, self.arguments.binary, "record",
-                   "--listen", "0.0.0.0:0", "--allow-host", "idp.example.org",
-                   "--out", os.path.join(directory, "rec.yaml"), "--ca-dir", os.path.join(directory, "ca"),
+                   "--listen", "0.0.0.0:0"]
+        for host in allowed:
+            command += ["--allow-host", host]
+        command += ["--out", os.path.join(directory, "rec.yaml"), "--ca-dir", os.path.join(directory, "ca"),
                    "--har", os.path.join(directory, "rec.har")]
         process = self.spawn(command, self.server_ns, stdout=subprocess.PIPE,
                              stderr=open(os.path.join(self.tmp, "record.stderr"), "w"), text=True)
@@ -566,6 +579,7 @@ class Suite:
             ("link-local 169.254.169.254", "GET", "http://169.254.169.254/", {}, b""),
             ("another host (the attacker's own address)", "GET", "http://%s:9/" % self.attacker_ip, {}, b""),
             ("another host (example.com)", "GET", "http://example.com/", {}, b""),
+            ("a public address (%s)" % PUBLIC_ADDRESS, "GET", "http://%s:%d/" % (PUBLIC_ADDRESS, self.public_port), {}, b""),
         ]
         for name, method, target, headers, body in targets:
             answer = self.through_proxy(target, method, user, password, dict(headers, **token_header), body)
@@ -818,52 +832,62 @@ class Suite:
         return forms
 
     def record_attacks(self):
+        local, ip, idp = self.local_port, self.server_ip, self.ports["idp"]
+        public = "%s:%d" % (PUBLIC_ADDRESS, self.public_port)
+        allowed = [public, "%s:%d" % (REBOUND_NAME, local), "%s:%d" % (ip, idp)]
         try:
-            ready = self.start_record()
+            ready = self.start_record(allowed)
         except Exception as error:  # noqa: BLE001
             self.case("record --listen 0.0.0.0:0 starts", "a ready line", str(error), False)
             return
         port = host_port(ready["proxy"])[1]
-        user = ready.get("username") or ready.get("proxy_user") or (ready.get("proxy_auth") or {}).get("username")
-        password = ready.get("password") or ready.get("proxy_password") or (ready.get("proxy_auth") or {}).get("password")
+        user = ready.get("proxy_user") or ready.get("username")
+        password = ready.get("proxy_password") or ready.get("password")
         credentials = {"Proxy-Authorization": basic(user, password)} if user and password else {}
-        self.case("record beyond loopback has a proxy password", "credentials in its ready line",
-                  "user %s" % user if credentials else "none (keys: %s)" % ", ".join(sorted(ready)), bool(credentials))
+        self.case("record beyond loopback has a proxy password", "proxy_user and proxy_password in its ready line",
+                  "user %s, a password of %d characters" % (user, len(password)) if credentials
+                  else "none (keys: %s)" % ", ".join(sorted(ready)), bool(credentials) and len(password) >= 16)
 
-        def send(method, target, host_header, headers):
-            return self.attacker.http(method, self.server_ip, port, target, headers, host_header=host_header, linger=1.0)
+        def send(method, target, host_header, headers=None):
+            return self.attacker.http(method, self.server_ip, port, target, credentials if headers is None else headers,
+                                      host_header=host_header, linger=1.0)
 
-        local, ip = self.local_port, self.server_ip
+        def leaked(answer):
+            return any(marker in answer.body for marker in ("local-service-", "metadata-service-", '"knobs"', "EntityDescriptor"))
+
+        answer = send("GET", "http://%s/" % public, public)
+        self.case("positive: LAN → record → an allowed host on a public address (%s)" % public, "200, its page",
+                  answer.text()[:60], answer.status == 200 and "public-service" in answer.body)
         destinations = [
+            ("an allowed name that resolves to 127.0.0.1 (%s)" % REBOUND_NAME, "http://%s:%d/" % (REBOUND_NAME, local),
+             "%s:%d" % (REBOUND_NAME, local)),
+            ("an allowed host on a private address (the server's 10.x)", "http://%s:%d/idp/shibboleth" % (ip, idp),
+             "%s:%d" % (ip, idp)),
             ("127.0.0.1 (the local service)", "http://127.0.0.1:%d/" % local, "127.0.0.1:%d" % local),
             ("localhost (the local service)", "http://localhost:%d/" % local, "localhost:%d" % local),
+            ("127.1 (the local service)", "http://127.1:%d/" % local, "127.1:%d" % local),
             ("the control API", "http://127.0.0.1:%d/state" % self.ports["control"], "127.0.0.1:%d" % self.ports["control"]),
             ("a user@127.0.0.1 URL", "http://user@127.0.0.1:%d/" % local, "127.0.0.1:%d" % local),
+            ("an allowed host's URL with @127.0.0.1", "http://%s@127.0.0.1:%d/" % (public, local), "127.0.0.1:%d" % local),
             ("link-local 169.254.169.254", "http://169.254.169.254/", "169.254.169.254"),
-            ("a private address (the server's 10.x)", "http://%s:%d/idp/shibboleth" % (ip, self.ports["idp"]),
-             "%s:%d" % (ip, self.ports["idp"])),
             ("[::ffff:127.0.0.1]", "http://[::ffff:127.0.0.1]:%d/" % local, "[::ffff:127.0.0.1]:%d" % local),
+            ("a host outside --allow-host (other.example)", "http://other.example/", "other.example"),
         ]
         for name, target, authority in destinations:
-            answer = send("GET", target, authority, credentials)
-            leaked = "local-service-" in answer.body or "metadata-service-" in answer.body or '"knobs"' in answer.body \
-                or "EntityDescriptor" in answer.body
-            ok = answer.error is None and answer.status is not None and 400 <= answer.status < 500 and not leaked
+            answer = send("GET", target, authority)
+            ok = answer.status is not None and 400 <= answer.status < 500 and not leaked(answer)
             self.case("LAN → record (with its password) GET %s" % name, "refused (4xx), nothing relayed", answer.text(), ok)
         for name, authority in (("127.0.0.1 (the local service)", "127.0.0.1:%d" % local),
                                 ("169.254.169.254:80", "169.254.169.254:80"),
-                                ("a private address", "%s:%d" % (ip, self.ports["idp"]))):
-            answer = send("CONNECT", authority, authority, credentials)
+                                ("an allowed name that resolves to 127.0.0.1", "%s:%d" % (REBOUND_NAME, local)),
+                                ("an allowed host on a private address", "%s:%d" % (ip, idp)),
+                                ("a host outside --allow-host", "other.example:443")):
+            answer = send("CONNECT", authority, authority)
             ok = answer.status is not None and answer.status >= 400
             self.case("LAN → record (with its password) CONNECT %s" % name, "refused (4xx/5xx), no tunnel", answer.text(), ok)
-        answer = send("GET", "http://other.example/", "other.example", credentials)
-        self.case("LAN → record GET a host outside --allow-host", "refused (4xx), nothing relayed", answer.text(),
-                  answer.status is not None and 400 <= answer.status < 500)
-        answer = send("CONNECT", "other.example:443", "other.example:443", credentials)
-        self.case("LAN → record CONNECT a host outside --allow-host", "refused (4xx/5xx), no tunnel", answer.text(),
-                  answer.status is not None and answer.status >= 400)
-        answer = send("GET", "http://127.0.0.1:%d/" % local, "127.0.0.1:%d" % local, {})
-        self.case("LAN → record without credentials", "407", answer.text(), answer.status == 407)
+        for name, headers in (("no credentials", {}), ("a wrong password", {"Proxy-Authorization": basic(user or "samlh", "wrong")})):
+            answer = send("GET", "http://%s/" % public, public, headers)
+            self.case("LAN → record with %s → an allowed host" % name, "407", answer.text(), answer.status == 407)
 
     def browser_cases(self):
         chromium = shutil.which("chromium") or "/usr/bin/chromium"
@@ -925,6 +949,7 @@ class Suite:
         self.local_port = self.http_server("127.0.0.1", 0, os.path.join(self.tmp, "local"), "local-service-secret")
         self.http_server("169.254.169.254", 80, os.path.join(self.tmp, "metadata"), "metadata-service-secret")
         self.evil_port = self.http_server("127.0.0.1", 0, os.path.join(self.tmp, "evil"), "evil")
+        self.public_port = self.http_server(PUBLIC_ADDRESS, 0, os.path.join(self.tmp, "public"), "public-service")
         self.start_serve()
         self.facts()
         self.initial = self.snapshot() or {"profile": None, "knobs": [], "clockOffset": 0}
@@ -962,6 +987,12 @@ class Suite:
                 process.wait()
         for namespace in (self.server_ns, self.attacker_ns):
             subprocess.run(["ip", "netns", "del", namespace], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if getattr(self, "hosts_dir", None):
+            shutil.rmtree(self.hosts_dir, ignore_errors=True)
+            try:
+                os.rmdir("/etc/netns")  # only when empty: made for this run, or left empty by another
+            except OSError:
+                pass
         self.log.close()
         shutil.rmtree(os.path.join(self.tmp, "chromium"), ignore_errors=True)
         if not self.arguments.keep and not self.results.count(False):
