@@ -167,4 +167,53 @@ import TestSupport
         let replaced = try await Self.setUp(directory)
         #expect(replaced.contains("created the local CA"), "\(replaced)")
     }
+
+    /// The local CA re-signed by its own key with today's extensions but other dates (730 days
+    /// from `daysAgo` days ago), through `openssl ca -selfsign` (`req -x509` cannot backdate).
+    static func backdate(_ directory: URL, daysAgo: Int) async throws {
+        let db = directory.appendingPathComponent("backdate-db")
+        try FileManager.default.createDirectory(at: db, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: db) }
+        try Data().write(to: db.appendingPathComponent("index.txt"))
+        try Data("01\n".utf8).write(to: db.appendingPathComponent("serial"))
+        try Data(["[ca]", "default_ca = c", "[c]", "database = \(db.path)/index.txt", "new_certs_dir = \(db.path)",
+                  "serial = \(db.path)/serial", "default_md = sha256", "policy = any", "email_in_dn = no", "unique_subject = no",
+                  "[any]", "organizationName = optional", "organizationalUnitName = optional", "commonName = supplied"]
+            .joined(separator: "\n").utf8).write(to: db.appendingPathComponent("ca.cnf"))
+        let stamp = DateFormatter()
+        stamp.locale = Locale(identifier: "en_US_POSIX")
+        stamp.timeZone = TimeZone(identifier: "UTC")
+        stamp.dateFormat = "yyyyMMddHHmmss'Z'"
+        let start = Date().addingTimeInterval(-Double(daysAgo) * 86400)
+        let csr = db.appendingPathComponent("ca.csr").path
+        let cnf = directory.appendingPathComponent("ca.cnf").path
+        let key = directory.appendingPathComponent("ca.key").path
+        #expect(try await openssl(["req", "-new", "-key", key, "-config", cnf, "-out", csr]).status == 0)
+        let signed = try await openssl(["ca", "-batch", "-notext", "-selfsign", "-config", db.appendingPathComponent("ca.cnf").path,
+                                        "-keyfile", key, "-extfile", cnf, "-extensions", "v3_ca", "-preserveDN",
+                                        "-startdate", stamp.string(from: start),
+                                        "-enddate", stamp.string(from: start.addingTimeInterval(730 * 86400)),
+                                        "-in", csr, "-out", directory.appendingPathComponent("ca.pem").path])
+        #expect(signed.status == 0, "\(signed.stderr)")
+    }
+
+    @Test func aCAAboutToEndIsRenewedWithTheLeavesItIssued() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try await Self.setUp(directory)
+        // Today's shape, 100 days into its life: kept (the faults it signs are re-made, since
+        // the certificate changed; the server certificate still chains and is kept).
+        try await Self.backdate(directory, daysAgo: 100)
+        let kept = try await Self.setUp(directory)
+        #expect(!kept.contains("created the local CA"), "\(kept)")
+        // 710 days into its 730: 20 left, under the 31-day margin: made again, and the server
+        // certificate and the faults it issued with it.
+        try await Self.backdate(directory, daysAgo: 710)
+        let renewed = try await Self.setUp(directory)
+        #expect(renewed.contains("created the local CA") && renewed.contains("issued"), "\(renewed)")
+        #expect(renewed.contains("(expired not-yet-valid wrong-host missing-intermediate weak-key sha1)"), "\(renewed)")
+        let end = try await Self.openssl(["x509", "-in", directory.appendingPathComponent("ca.pem").path, "-noout",
+                                          "-checkend", String(729 * 86400)])
+        #expect(end.status == 0, "the new CA has its full 730 days")
+    }
 }
