@@ -885,6 +885,9 @@ class Suite:
             answer = send("CONNECT", authority, authority)
             ok = answer.status is not None and answer.status >= 400
             self.case("LAN → record (with its password) CONNECT %s" % name, "refused (4xx/5xx), no tunnel", answer.text(), ok)
+        answer = self.attacker.http("GET", self.server_ip, port, "/ca.crt", {}, linger=1.0)
+        self.case("positive: LAN → record's own /ca.crt without credentials", "200 (a device fetches it before it is set up)",
+                  "%s %s" % (answer.status, answer.header("Content-Type")) if answer.status else answer.text(), answer.status == 200)
         for name, headers in (("no credentials", {}), ("a wrong password", {"Proxy-Authorization": basic(user or "samlh", "wrong")})):
             answer = send("GET", "http://%s/" % public, public, headers)
             self.case("LAN → record with %s → an allowed host" % name, "407", answer.text(), answer.status == 407)
