@@ -361,9 +361,11 @@ class Suite:
 
     # -- reporting ---------------------------------------------------------------------------
 
+    label = ""
+
     def case(self, name, expected, got, ok):
         self.results.append(ok)
-        print("%s  %s — expected %s; got %s" % ("PASS" if ok else "FAIL", name, expected, got), flush=True)
+        print("%s  %s%s — expected %s; got %s" % ("PASS" if ok else "FAIL", self.label, name, expected, got), flush=True)
 
     # -- set-up -------------------------------------------------------------------------------
 
@@ -407,16 +409,17 @@ class Suite:
             raise RuntimeError("http.server said %r" % line)
         return int(match.group(1))
 
-    def start_serve(self):
-        command = ["env", "SAMLH_HOME=" + self.arguments.repo, self.arguments.binary, "serve", "--host", "0.0.0.0",
-                   "--public-host", self.server_ip, "--scenario", os.path.join(self.arguments.repo, SCENARIO)]
-        self.serve_err = os.path.join(self.tmp, "serve.stderr")
+    def start_serve(self, options, name):
+        """`serve OPTIONS --scenario …` in the server's namespace; its ready line."""
+        command = ["env", "SAMLH_HOME=" + self.arguments.repo, self.arguments.binary, "serve"] + options \
+            + ["--scenario", os.path.join(self.arguments.repo, SCENARIO)]
+        self.serve_err = os.path.join(self.tmp, name + ".stderr")
         process = self.spawn(command, self.server_ns, stdout=subprocess.PIPE, stderr=open(self.serve_err, "w"), text=True)
         started = time.monotonic()
         line = read_line(process, "samlharness serve", started + 60)
-        self.ready = json.loads(line)
-        print("serve ready in %.1f s (%s)" % (time.monotonic() - started, self.arguments.binary), flush=True)
-        self.serve = process
+        print("serve %s ready in %.1f s (%s)" % (" ".join(options) or "(loopback)", time.monotonic() - started,
+                                                  self.arguments.binary), flush=True)
+        return json.loads(line)
 
     def start_record(self, allowed):
         directory = os.path.join(self.tmp, "record")
@@ -902,7 +905,8 @@ class Suite:
         control_base = "http://127.0.0.1:%d" % control
         console_base = "http://127.0.0.1:%d" % console
         evil = os.path.join(self.tmp, "evil")
-        with open(os.path.join(evil, "csrf.html"), "w") as page:
+        page_name = "csrf-%d.html" % control
+        with open(os.path.join(evil, page_name), "w") as page:
             page.write(CSRF_PAGE.replace("CONTROL", control_base).replace("CONSOLE", console_base))
         browser = Chromium(self.server_ns, chromium, os.path.join(self.tmp, "chromium"),
                            "MAP rebind.test 127.0.0.1", self.log)
@@ -912,7 +916,7 @@ class Suite:
             self.case("positive: Chromium opens the console URL", "200", status, status == 200)
             self.restore()
             before = self.snapshot()
-            status = browser.navigate("http://127.0.0.1:%d/csrf.html" % self.evil_port)
+            status = browser.navigate("http://127.0.0.1:%d/%s" % (self.evil_port, page_name))
             sent = browser.evaluate("window.attack")
             self.case("Chromium: the evil page (127.0.0.1:%d) ran its attack" % self.evil_port, "fetches and forms sent",
                       "page %s, %s" % (status, sent), status == 200 and isinstance(sent, str) and sent.startswith("sent"))
@@ -941,6 +945,41 @@ class Suite:
         finally:
             browser.close()
 
+    def loopback_session(self):
+        """The default `serve` (loopback, as for the iOS simulator): its control API asks no
+        token, so only the Host, Origin and content-type checks keep a browser out."""
+        saved = (self.ready, self.ports, self.token, self.console_url, self.secrets, self.initial, self.serve_err)
+        self.ready = self.start_serve([], "serve-loopback")
+        self.label = "[loopback session] "
+        try:
+            self.facts()
+            self.initial = self.snapshot() or {"profile": None, "knobs": [], "clockOffset": 0}
+            required = (self.ready.get("control") or {}).get("token_required")
+            self.case("control.token_required on loopback", "false (no token on loopback)", required, required is False)
+            answer = self.control("GET", "/state", token=False)
+            self.case("positive: loopback → control API GET /state without the token", "200", answer.text()[:50],
+                      answer.status == 200)
+            before = self.snapshot()
+            for name, headers, host in (
+                    ("Host: evil.example", {"Content-Type": "application/json"}, "evil.example"),
+                    ("Host: rebind.test:PORT", {"Content-Type": "application/json"}, "rebind.test:%d" % self.ports["control"]),
+                    ("Origin: https://evil.example", {"Content-Type": "application/json", "Origin": "https://evil.example"}, None),
+                    ("Origin: http://127.0.0.1:%d (another port)" % self.evil_port,
+                     {"Content-Type": "application/json", "Origin": "http://127.0.0.1:%d" % self.evil_port}, None)):
+                answer = self.control("PUT", "/knobs", token=False, headers=headers, body='{"knobs": ["wrong-audience"]}',
+                                      host_header=host)
+                self.case("loopback → control API PUT /knobs %s (no token)" % name, "403", answer.text(), answer.status == 403)
+            for name, content_type in (("text/plain", "text/plain"), ("form", "application/x-www-form-urlencoded"),
+                                       ("multipart", "multipart/form-data; boundary=x"), ("no Content-Type", None)):
+                answer = self.control("POST", "/knobs", token=False, headers={"Content-Type": content_type},
+                                      body='{"knobs": ["wrong-audience"]}')
+                self.case("loopback → control API POST /knobs %s (no token)" % name, "415", answer.text(), answer.status == 415)
+            self.unchanged("loopback → control API Host, Origin and content type (no token)", before)
+            self.browser_cases()
+        finally:
+            self.label = ""
+            self.ready, self.ports, self.token, self.console_url, self.secrets, self.initial, self.serve_err = saved
+
     # -- main ---------------------------------------------------------------------------------
 
     def run(self):
@@ -953,13 +992,14 @@ class Suite:
         self.http_server("169.254.169.254", 80, os.path.join(self.tmp, "metadata"), "metadata-service-secret")
         self.evil_port = self.http_server("127.0.0.1", 0, os.path.join(self.tmp, "evil"), "evil")
         self.public_port = self.http_server(PUBLIC_ADDRESS, 0, os.path.join(self.tmp, "public"), "public-service")
-        self.start_serve()
+        self.ready = self.start_serve(["--host", "0.0.0.0", "--public-host", self.server_ip], "serve")
         self.facts()
         self.initial = self.snapshot() or {"profile": None, "knobs": [], "clockOffset": 0}
         answer = self.attacker.http("GET", self.server_ip, self.ports["idp"], "/idp/shibboleth")
         self.case("positive: LAN → IdP metadata directly", "200", answer.text()[:50], answer.status == 200)
         sections = [("direct", self.direct_attacks), ("proxy", self.proxy_attacks), ("cas", self.cas_callback), ("loopback", self.loopback_checks),
-                    ("console", self.console_checks), ("record", self.record_attacks), ("browser", self.browser_cases)]
+                    ("console", self.console_checks), ("record", self.record_attacks), ("browser", self.browser_cases),
+                    ("loopback-session", self.loopback_session)]
         only = set(self.arguments.only.split(",")) if self.arguments.only else None
         for name, section in sections:
             if only and name not in only:
@@ -1047,7 +1087,7 @@ def main():
     parser.add_argument("--attacker-ns", default="samlh-sec-%d-atk" % os.getpid())
     parser.add_argument("--veth", default="shs%d" % (os.getpid() % 10_000_000))
     parser.add_argument("--subnet", default="10.231.%d" % (os.getpid() % 250 + 1))
-    parser.add_argument("--only", help="comma-separated sections: direct,proxy,cas,loopback,console,record,browser")
+    parser.add_argument("--only", help="comma-separated sections: direct,proxy,cas,loopback,console,record,browser,loopback-session")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs) even when every case passes")
     arguments = parser.parse_args()
     arguments.binary = os.path.abspath(arguments.binary)
