@@ -984,6 +984,29 @@ class Suite:
             self.label = ""
             self.ready, self.ports, self.token, self.console_url, self.secrets, self.initial, self.serve_err = saved
 
+    def console_on_network(self):
+        """`serve --console-host 0.0.0.0` (a colleague watching from another machine): the console
+        is reachable from the network, and still nothing without the token."""
+        ready = self.start_serve(["--host", "0.0.0.0", "--public-host", self.server_ip, "--console-host", "0.0.0.0"],
+                                 "serve-console-host")
+        console = ready.get("console") or ""
+        port = host_port(console)[1]
+        token = urllib.parse.parse_qs(urllib.parse.urlsplit(console).query).get("token", [""])[0]
+        self.label = "[--console-host 0.0.0.0] "
+        try:
+            for method, path, body in self.CONSOLE_PATHS:
+                answer = self.attacker.http(method, self.server_ip, port, path, {"Content-Type": "application/json"},
+                                            self.json_body(body), linger=1.0)
+                self.case("LAN → console %s %s without the token" % (method, path), "401", answer.text(), answer.status == 401)
+            answer = self.attacker.http("GET", self.server_ip, port, "/traffic.har?token=" + "0" * 32)
+            self.case("LAN → console /traffic.har with a wrong token", "401", answer.text(), answer.status == 401)
+            answer = self.attacker.http("GET", self.server_ip, port, "/?token=" + token)
+            self.case("positive: LAN → console with the token", "200", answer.text()[:40], answer.status == 200)
+            answer = self.attacker.http("GET", self.server_ip, port, "/?token=" + token, host_header="evil.example:%d" % port)
+            self.case("LAN → console with the token, Host: evil.example", "403", answer.text(), answer.status == 403)
+        finally:
+            self.label = ""
+
     # -- main ---------------------------------------------------------------------------------
 
     def run(self):
@@ -1003,7 +1026,7 @@ class Suite:
         self.case("positive: LAN → IdP metadata directly", "200", answer.text()[:50], answer.status == 200)
         sections = [("direct", self.direct_attacks), ("proxy", self.proxy_attacks), ("cas", self.cas_callback), ("loopback", self.loopback_checks),
                     ("console", self.console_checks), ("record", self.record_attacks), ("browser", self.browser_cases),
-                    ("loopback-session", self.loopback_session)]
+                    ("loopback-session", self.loopback_session), ("console-host", self.console_on_network)]
         only = set(self.arguments.only.split(",")) if self.arguments.only else None
         for name, section in sections:
             if only and name not in only:
@@ -1102,7 +1125,7 @@ def main():
     parser.add_argument("--attacker-ns", default="samlh-sec-%d-atk" % os.getpid())
     parser.add_argument("--veth", default="shs%d" % (os.getpid() % 10_000_000))
     parser.add_argument("--subnet", default="10.231.%d" % (os.getpid() % 250 + 1))
-    parser.add_argument("--only", help="comma-separated sections: direct,proxy,cas,loopback,console,record,browser,loopback-session")
+    parser.add_argument("--only", help="comma-separated sections: direct,proxy,cas,loopback,console,record,browser,loopback-session,console-host")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs) even when every case passes")
     arguments = parser.parse_args()
     arguments.binary = os.path.abspath(arguments.binary)
