@@ -1024,10 +1024,14 @@ class Suite:
         self.initial = self.snapshot() or {"profile": None, "knobs": [], "clockOffset": 0}
         answer = self.attacker.http("GET", self.server_ip, self.ports["idp"], "/idp/shibboleth")
         self.case("positive: LAN → IdP metadata directly", "200", answer.text()[:50], answer.status == 200)
-        sections = [("direct", self.direct_attacks), ("proxy", self.proxy_attacks), ("cas", self.cas_callback), ("loopback", self.loopback_checks),
+        sections = [("direct", self.direct_attacks), ("proxy", self.proxy_attacks), ("cas", self.cas_callback),
+                    ("loopback", self.loopback_checks),
                     ("console", self.console_checks), ("record", self.record_attacks), ("browser", self.browser_cases),
                     ("loopback-session", self.loopback_session), ("console-host", self.console_on_network)]
         only = set(self.arguments.only.split(",")) if self.arguments.only else None
+        unknown = sorted((only or set()) - {name for name, _ in sections})
+        if unknown:
+            raise RuntimeError("--only %s: no such section (%s)" % (",".join(unknown), ", ".join(name for name, _ in sections)))
         for name, section in sections:
             if only and name not in only:
                 continue
@@ -1125,7 +1129,8 @@ def main():
     parser.add_argument("--attacker-ns", default="samlh-sec-%d-atk" % os.getpid())
     parser.add_argument("--veth", default="shs%d" % (os.getpid() % 10_000_000))
     parser.add_argument("--subnet", default="10.231.%d" % (os.getpid() % 250 + 1))
-    parser.add_argument("--only", help="comma-separated sections: direct,proxy,cas,loopback,console,record,browser,loopback-session,console-host")
+    parser.add_argument("--only", help="comma-separated sections: direct, proxy, cas, loopback, console, record, browser, "
+                        "loopback-session, console-host")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs) even when every case passes")
     arguments = parser.parse_args()
     arguments.binary = os.path.abspath(arguments.binary)
