@@ -152,7 +152,8 @@ class Serve:
 def http(method, url, body=None, headers=None):
     h = dict(headers or {})
     data = None if body is None else json.dumps(body).encode()
-    if data is not None: h["Content-Type"] = "application/json"
+    # The control API takes state changes as JSON only (docs/security.md).
+    if data is not None or method != "GET": h["Content-Type"] = "application/json"
     try:
         with urllib.request.urlopen(urllib.request.Request(url, data=data, method=method, headers=h), timeout=30) as r:
             return r.status, r.read()

@@ -93,8 +93,8 @@ final class ConsoleServer: Sendable {
     }
 
     var reachable: String {
-        SessionGuard.isLoopbackName(session.host) ? "loopback only; open it with its token"
-            : "from the network (bound to \(session.host)); open it with its token"
+        SessionGuard.isLoopbackName(session.host) ? "loopback only"
+            : "from the network (bound to \(session.host))"
     }
 
     // MARK: - Running
@@ -388,8 +388,10 @@ struct ConsoleResponder: HTTPResponder {
     func respond(to request: Request, context: MockRequestContext) async throws -> Response {
         let path = request.uri.path
         let headers = request.headers
+        // HTTPTypes keeps `Host` as the request's authority, not among its fields.
+        let authority = request.head.authority
         let (refusal, setCookie) = server.authorize(method: request.method.rawValue, query: request.uri.query) { name in
-            HTTPField.Name(name).flatMap { headers[$0] }
+            name.lowercased() == "host" ? authority : HTTPField.Name(name).flatMap { headers[$0] }
         }
         if let refusal {
             var answer = Self.answer(HTTPResponse.Status(code: refusal.status), "text/plain; charset=utf-8",

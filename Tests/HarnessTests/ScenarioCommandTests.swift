@@ -232,7 +232,7 @@ import TestSupport
         let page = try await browser.get(console)
         #expect(page.body.contains("<code>--knob clock-skew=300</code> changed the mocks of this scenario"))
         #expect(page.body.contains("not the scenario&#39;s own expectation") || page.body.contains("not the scenario's own expectation"))
-        let live = try await browser.get(console + "verdicts.json")
+        let live = try await browser.get(ServeConsoleTests.at(console, "verdicts.json"))
         #expect(live.body.contains("the SP refused the login with message.not-yet-valid in #"), "\(live.body.prefix(2000))")
         try await browser.shutdown()
         let (status, stderr) = serve.stop()

@@ -16,6 +16,15 @@ import TestSupport
         SuiteFixture.repository.appendingPathComponent("Scenarios/web-sso/web-sso.shibboleth-form-login.yaml").path
     }
 
+    /// `path` on the console whose URL (as serve prints it, `http://…/?token=T`) is `console`,
+    /// with the token.
+    static func at(_ console: String, _ path: String) -> String {
+        let parts = console.split(separator: "?", maxSplits: 1)
+        let base = String(parts[0])
+        let query = parts.count > 1 ? String(parts[1]) : ""
+        return base + path + (path.contains("?") ? "&" : "?") + query
+    }
+
     /// Reads Server-Sent Events from `url` into `events` until the stream ends.
     final class EventReader: @unchecked Sendable {
         private let lock = NSLock()
@@ -99,7 +108,7 @@ import TestSupport
         // A test that throws must not leave it running: its deinit traps in debug builds and
         // takes the whole test process down with it. (A second shutdown only reports alreadyShutdown.)
         defer { client.shutdown { _ in } }
-        let reader = EventReader(url: console + "events", client: client)
+        let reader = EventReader(url: Self.at(console, "events"), client: client)
         try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
         let hello = try #require(reader.snapshot().events.first { $0.name == "hello" }?.data)
         let session = try #require(hello["session"] as? [String: Any])
@@ -136,16 +145,16 @@ import TestSupport
         #expect(!text.contains(password) && !text.contains("correct horse+battery"))
 
         // The downloads and the control proxy.
-        let har = try await browser.get(console + "traffic.har")
+        let har = try await browser.get(Self.at(console, "traffic.har"))
         #expect(har.status == 200 && har.body.contains("\"entries\""))
-        let verdictsFile = try await browser.get(console + "verdicts.json")
+        let verdictsFile = try await browser.get(Self.at(console, "verdicts.json"))
         #expect(verdictsFile.status == 200 && verdictsFile.body.contains("flow.resource-obtained"))
-        let report = try await browser.get(console + "report.html")
+        let report = try await browser.get(Self.at(console, "report.html"))
         #expect(report.status == 200 && report.body.contains("web-sso.shibboleth-form-login"))
-        let knobs = try await browser.send("PUT", console + "api/knobs", headers: [("Content-Type", "application/json")],
+        let knobs = try await browser.send("PUT", Self.at(console, "api/knobs"), headers: [("Content-Type", "application/json")],
                                           body: Array(#"{"knobs": ["wrong-audience"]}"#.utf8))
         #expect(knobs.status == 200 && knobs.body.contains("wrong-audience"))
-        let refused = try await browser.send("PUT", console + "api/knobs", headers: [], body: Array(#"{"knobs": ["nope"]}"#.utf8))
+        let refused = try await browser.send("PUT", Self.at(console, "api/knobs"), headers: [("Content-Type", "application/json")], body: Array(#"{"knobs": ["nope"]}"#.utf8))
         #expect(refused.status == 400 && refused.body.contains("unknown knob"))
         try await browser.shutdown()
 
@@ -190,14 +199,14 @@ import TestSupport
         // A test that throws must not leave it running: its deinit traps in debug builds and
         // takes the whole test process down with it. (A second shutdown only reports alreadyShutdown.)
         defer { client.shutdown { _ in } }
-        let reader = EventReader(url: console + "events", client: client)
+        let reader = EventReader(url: Self.at(console, "events"), client: client)
         try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
         let browser = TestBrowser()
         let user = TestUser(username: "alice", password: try #require((serve.ready["scenario"] as? [String: Any])?["password"] as? String))
         let start = try #require(serve.url("scenario", "start"))
         let acs = try await SuiteFixture.completeLogin(browser, from: try await browser.get(start), user: user)
         #expect(try await browser.follow(acs).status == 200)
-        #expect(try await browser.get(console + "report.html").status == 200)
+        #expect(try await browser.get(Self.at(console, "report.html")).status == 200)
         let (status, stderr) = serve.stop(signal: SIGINT)
         stopped = true
         try await browser.shutdown()
@@ -228,18 +237,18 @@ import TestSupport
         #expect(links.contains("traffic.har"))
         #expect(!links.contains("report.html") && !links.contains("verdicts.json"), "no report or verdicts to offer: \(links)")
         for link in links {
-            let answer = try await browser.get(console + link)
+            let answer = try await browser.get(Self.at(console, link))
             #expect(answer.status == 200, "the page offers \(link), which answers \(answer.status)")
         }
         // Asked for anyway (an old bookmark), the report says why there is none.
-        let report = try await browser.get(console + "report.html")
+        let report = try await browser.get(Self.at(console, "report.html"))
         #expect(report.status == 404 && report.body.contains("nothing is judged without a scenario"))
         try await browser.shutdown()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         // A test that throws must not leave it running: its deinit traps in debug builds and
         // takes the whole test process down with it. (A second shutdown only reports alreadyShutdown.)
         defer { client.shutdown { _ in } }
-        let reader = EventReader(url: console + "events", client: client)
+        let reader = EventReader(url: Self.at(console, "events"), client: client)
         try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
         let session = reader.snapshot().events.first { $0.name == "hello" }?.data["session"] as? [String: Any]
         #expect((session?["notice"] as? String)?.hasPrefix("Nothing is judged") == true)
@@ -263,14 +272,14 @@ import TestSupport
         }
         // Traffic before the page opens is sent to it first.
         _ = try await browser.get(try #require(serve.url("sp", "secure")))
-        let noScenario = try await browser.get(console + "verdicts.json")
+        let noScenario = try await browser.get(Self.at(console, "verdicts.json"))
         #expect(noScenario.status == 404 && noScenario.body.contains("--scenario"))
         try await browser.shutdown()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         // A test that throws must not leave it running: its deinit traps in debug builds and
         // takes the whole test process down with it. (A second shutdown only reports alreadyShutdown.)
         defer { client.shutdown { _ in } }
-        let reader = EventReader(url: console + "events", client: client)
+        let reader = EventReader(url: Self.at(console, "events"), client: client)
         try await reader.wait("the earlier exchange") { events, _ in
             events.contains { $0.name == "exchange" && $0.data["mock"] as? String == "sp" }
         }
@@ -290,7 +299,7 @@ import TestSupport
         // A test that throws must not leave it running: its deinit traps in debug builds and
         // takes the whole test process down with it. (A second shutdown only reports alreadyShutdown.)
         defer { client.shutdown { _ in } }
-        let reader = EventReader(url: console + "events", client: client)
+        let reader = EventReader(url: Self.at(console, "events"), client: client)
         try await reader.wait("hello") { events, _ in events.contains { $0.name == "hello" } }
         let browser = TestBrowser()
         let (acs, _) = try await RecordedSupport.login(browser, start: try #require(serve.url("scenario", "start")))
@@ -300,7 +309,7 @@ import TestSupport
                 event.name == "exchange" && (event.data["messages"] as? [[String: Any]] ?? []).contains { $0["name"] as? String == "SAMLResponse" }
             }
         }
-        let knobs = try await browser.send("PUT", console + "api/knobs", headers: [], body: Array(#"{"knobs": ["expired"]}"#.utf8))
+        let knobs = try await browser.send("PUT", Self.at(console, "api/knobs"), headers: [("Content-Type", "application/json")], body: Array(#"{"knobs": ["expired"]}"#.utf8))
         #expect(knobs.status == 404 && knobs.body.contains("no control API"))
         try await browser.shutdown()
         let (status, stderr) = serve.stop()
@@ -335,6 +344,86 @@ import TestSupport
         #expect(redirect.location?.hasPrefix(idpBase + "/") == true, "the SP redirects to \(redirect.location ?? "nothing")")
         let message = try RedirectBinding.decode(try #require(redirect.location))
         #expect(message.xmlString.contains("AssertionConsumerServiceURL=\"http://localhost:"))
+    }
+
+    /// Issue 36: every path of the console needs the session's token; the URL serve prints
+    /// carries it and leaves a cookie for the page's own requests; a foreign Host or Origin,
+    /// or a form's media type, is refused; the downloads are masked unless --show-secrets.
+    @Test func theConsoleWantsTheSessionsTokenOnEveryPathAndMasksItsDownloads() async throws {
+        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        defer { _ = serve.stop() }
+        let console = try #require(serve.ready["console"] as? String)
+        let token = try #require((serve.ready["control"] as? [String: Any])?["token"] as? String)
+        #expect(console.hasSuffix("/?token=" + token))
+        let base = String(console.prefix { $0 != "?" })
+        let stranger = TestBrowser()
+        for path in ["", "events", "traffic.har", "verdicts.json", "report.html", "api/state"] {
+            let answer = try await stranger.get(base + path)
+            #expect(answer.status == 401, "\(path): \(answer.status)")
+            #expect(answer.body.contains("token"))
+        }
+        #expect(try await stranger.get(base + "?token=" + String(repeating: "f", count: 32)).status == 401)
+        try await stranger.shutdown()
+        // The URL serve printed: the page, and a cookie that carries the token from then on.
+        let browser = TestBrowser()
+        let page = try await browser.get(console)
+        #expect(page.status == 200)
+        let cookie = try #require(page.header("Set-Cookie"))
+        #expect(cookie.contains(token) && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        #expect(try await browser.get(base + "api/state").status == 200, "the cookie alone lets the page's requests in")
+        // A login, then the downloads: the password is masked.
+        let start = try #require(serve.url("scenario", "start"))
+        let password = try #require((serve.ready["scenario"] as? [String: Any])?["password"] as? String)
+        let login = TestBrowser()
+        _ = try await SuiteFixture.completeLogin(login, from: try await login.get(start),
+                                                 user: TestUser(username: "alice", password: password))
+        try await login.shutdown()
+        let har = try await browser.get(base + "traffic.har")
+        #expect(har.status == 200 && har.body.contains("\"entries\""))
+        #expect(har.body.contains("[masked]"))
+        #expect(!har.body.contains(password) && !har.body.contains(PercentEncoding.formEncode(password)), "traffic.har is masked")
+        // A foreign Host (DNS rebinding), a foreign Origin, a form: refused, nothing changed.
+        let port = try #require(URLComponents(string: console)?.port)
+        let rebound = try await RawHTTPExchange.send(port: port, head: "GET /?token=\(token) HTTP/1.1\r\nHost: rebind.example:\(port)\r\nConnection: close\r\n\r\n")
+        #expect(rebound.statusLine.contains("403"), "\(rebound.statusLine)")
+        let foreign = try await browser.send("PUT", base + "api/knobs", headers: [("Content-Type", "application/json"), ("Origin", "https://evil.example")],
+                                             body: Array(#"{"knobs": ["wrong-audience"]}"#.utf8))
+        #expect(foreign.status == 403)
+        let form = try await browser.send("POST", base + "api/reset", headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array("x=1".utf8))
+        #expect(form.status == 415)
+        let state = try await browser.get(base + "api/state")
+        #expect(state.body.contains(#""knobs":[]"#), "\(state.body.prefix(300))")
+        try await browser.shutdown()
+    }
+
+    @Test func withShowSecretsTheConsolesDownloadsAreUnmasked() async throws {
+        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path, "--show-secrets"])
+        defer { _ = serve.stop() }
+        let console = try #require(serve.ready["console"] as? String)
+        let start = try #require(serve.url("scenario", "start"))
+        let password = try #require((serve.ready["scenario"] as? [String: Any])?["password"] as? String)
+        let login = TestBrowser()
+        _ = try await SuiteFixture.completeLogin(login, from: try await login.get(start),
+                                                 user: TestUser(username: "alice", password: password))
+        try await login.shutdown()
+        let browser = TestBrowser()
+        let har = try await browser.get(Self.at(console, "traffic.har"))
+        #expect(har.body.contains(PercentEncoding.formEncode(password)), "unmasked on request")
+        try await browser.shutdown()
+    }
+
+    @Test func theConsoleBindsLoopbackUnlessAskedWhateverHostSays() async throws {
+        let serve = try ServeProcess(["--profile", "shibboleth", "--host", "0.0.0.0", "--public-host", "localhost",
+                                      "--mockidp-dir", SuiteFixture.mockIdP.path])
+        defer { _ = serve.stop() }
+        let console = try #require(serve.ready["console"] as? String)
+        #expect(console.hasPrefix("http://127.0.0.1:"))
+        let port = try #require(URLComponents(string: console)?.port)
+        // Bound to 127.0.0.1, not the wildcard: nothing listens on the port at another address.
+        let listening = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let hexPort = String(format: ":%04X", port)
+        let lines = listening.split(separator: "\n").filter { $0.contains(hexPort + " ") && $0.contains(" 0A ") }
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.contains("0100007F" + hexPort) }, "\(lines)")
     }
 
     @Test func aBadPublicHostIsRefused() async throws {
