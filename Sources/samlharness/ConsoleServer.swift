@@ -425,7 +425,9 @@ struct ConsoleResponder: HTTPResponder {
                 for await chunk in stream { try await writer.write(chunk) }
                 try await writer.finish(nil)
             })
-        case (.get, "/traffic.har"):
+        case (.get, "/traffic.har"), (.get, "/api/traffic.har"):
+            // The control API's own export is the log unmasked: through the console, the
+            // console's (masked unless --show-secrets).
             return Self.answer(.ok, "application/json", Array(server.harJSON()),
                                extra: [(.contentDisposition, "attachment; filename=\"traffic.har\"")])
         case (.get, "/verdicts.json"):

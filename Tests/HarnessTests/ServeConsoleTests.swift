@@ -382,6 +382,10 @@ import TestSupport
         #expect(har.status == 200 && har.body.contains("\"entries\""))
         #expect(har.body.contains("[masked]"))
         #expect(!har.body.contains(password) && !har.body.contains(PercentEncoding.formEncode(password)), "traffic.har is masked")
+        // The control API's export, asked through the console, is the console's: masked too.
+        let viaAPI = try await browser.get(base + "api/traffic.har")
+        #expect(viaAPI.status == 200 && viaAPI.body.contains("[masked]"))
+        #expect(!viaAPI.body.contains(PercentEncoding.formEncode(password)), "api/traffic.har is masked")
         // A foreign Host (DNS rebinding), a foreign Origin, a form: refused, nothing changed.
         let port = try #require(URLComponents(string: console)?.port)
         let rebound = try await RawHTTPExchange.send(port: port, head: "GET /?token=\(token) HTTP/1.1\r\nHost: rebind.example:\(port)\r\nConnection: close\r\n\r\n")
