@@ -21,6 +21,11 @@ import Synchronization
 /// - `Accept-Encoding` goes upstream as `identity`, so every body is recorded readable.
 /// - Requests to the proxy itself, or to `http://samlharness.record/`, get a page that hands out
 ///   the CA certificate (`/ca.pem`, `/ca.crt`) for installing on a device — never its key.
+/// - Listening beyond loopback (``Options/listensBeyondLoopback``) it is no open proxy: hosts
+///   outside the allow-list are refused whatever ``Options/others`` says, loopback, private and
+///   link-local destinations are refused after one resolution and the connection goes to the
+///   checked addresses (``DestinationGuard``; ``Options/allowPrivateDestinations`` lifts it),
+///   and ``Options/credentials`` (made per session by the command) are demanded with a 407.
 public final class RecordingProxy: Sendable {
     public enum Others: String, Sendable, CaseIterable {
         /// Not recorded: CONNECT tunnelled byte for byte, plain requests forwarded.
