@@ -99,7 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
     var consoleHost = "127.0.0.1"
 
     @Flag(name: .customLong("show-secrets"),
-          help: "The console's downloads (traffic.har, verdicts.json, report.html) and event stream unmasked: the test user's password and one-time code in clear. Default: masked, as the page shows them.")
+          help: "The console's downloads (traffic.har, verdicts.json, report.html), its event stream and --verdicts-out unmasked (that file then mode 0600): the test user's password and one-time code in clear. Default: masked, as the page shows them.")
     var showSecrets = false
 
     func validate() throws {
@@ -323,11 +323,19 @@ struct ServeCommand: AsyncParsableCommand {
                        started: ContinuousClock.Instant) throws {
         guard let verdictsOut else { return }
         let elapsed = ContinuousClock.now - started
-        let result = ScenarioRunner.judgeByHand(scenario, target: target, entries: entries,
+        let judged = ScenarioRunner.judgeByHand(scenario, target: target, entries: entries,
                                                 seconds: Double(elapsed.components.seconds))
+        // Masked as the console and the reports are, unless --show-secrets: then the file is
+        // private from its first byte (docs/security.md).
+        let result = showSecrets ? judged
+            : SecretMasker(secrets: [target.password, target.secondFactorCode].compactMap { $0 }).result(judged)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try encoder.encode(result).write(to: URL(fileURLWithPath: verdictsOut))
+        if showSecrets {
+            try PrivateFile.write(encoder.encode(result), to: verdictsOut)
+        } else {
+            try encoder.encode(result).write(to: URL(fileURLWithPath: verdictsOut))
+        }
         var lines = ["\(result.status.rawValue.uppercased()) \(result.scenario): \(entries.count) exchanges"]
         for verdict in result.verdicts {
             lines.append("  \(verdict.status.rawValue) \(verdict.check) (\(verdict.level.rawValue)): \(verdict.reason)")
