@@ -4,7 +4,7 @@
 # from a second host — two network namespaces of the suite's own joined by a veth pair, traffic
 # never leaving them — and, in headless Chromium, a cross-site page (CSRF) and a rebound name.
 #
-#   sudo bash scripts/security-check.sh [--binary PATH] [--only direct,proxy,cas,loopback,console,record,browser,loopback-session,console-host] [--keep]
+#   sudo bash scripts/security-check.sh [--binary PATH] [--only direct,proxy,cas,loopback,console,record,browser,loopback-session,console-host,files] [--keep]
 #
 # Needs root and `ip netns` (Debian's iproute2), python3 (standard library only) and
 # /usr/bin/chromium (scripts/setup-browser-tests.sh) for the browser cases. Without root or

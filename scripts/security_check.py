@@ -349,6 +349,8 @@ class Suite:
         self.arguments = arguments
         self.results = []
         self.processes = []
+        self.serve_processes = {}
+        self.record_process = None
         self.agents = []
         self.tmp = tempfile.mkdtemp(prefix="samlh-security-")
         os.chmod(self.tmp, 0o755)  # http.server in the namespace is root too, but keep it simple
@@ -417,6 +419,7 @@ class Suite:
         process = self.spawn(command, self.server_ns, stdout=subprocess.PIPE, stderr=open(self.serve_err, "w"), text=True)
         started = time.monotonic()
         line = read_line(process, "samlharness serve", started + 60)
+        self.serve_processes[name] = process
         print("serve %s ready in %.1f s (%s)" % (" ".join(options) or "(loopback)", time.monotonic() - started,
                                                   self.arguments.binary), flush=True)
         return json.loads(line)
@@ -433,6 +436,7 @@ class Suite:
         process = self.spawn(command, self.server_ns, stdout=subprocess.PIPE,
                              stderr=open(os.path.join(self.tmp, "record.stderr"), "w"), text=True)
         line = read_line(process, "samlharness record", time.monotonic() + 60)
+        self.record_process = process
         return json.loads(line)
 
     # -- the session's facts --------------------------------------------------------------------
@@ -705,6 +709,9 @@ class Suite:
                                   body=self.json_body(body))
             self.case("loopback → control API %s %s without the token" % (method, path), "401", answer.text(),
                       answer.status == 401)
+        answer = self.control("GET", "/health", token=False)
+        self.case("loopback → control API GET /health without the token", "200 {\"status\": \"ok\"} and nothing more",
+                  answer.text()[:60], answer.status == 200 and json.loads(answer.body or "null") == {"status": "ok"})
         answer = self.server.http("GET", "127.0.0.1", control, "/state?token=" + "0" * 32)
         self.case("loopback → control API with a wrong ?token=", "401", answer.text(), answer.status == 401)
         answer = self.server.http("GET", "127.0.0.1", control, "/state?token=" + urllib.parse.quote(self.token or ""))
@@ -778,9 +785,10 @@ class Suite:
         with_cookie = {"Cookie": cookie} if cookie else {}
         # The scenario's secrets in the traffic, in a field no fixed pattern masks.
         secret_body = "note=%s&otp=%s" % tuple(urllib.parse.quote_plus(s) for s in (self.secrets + ["", ""])[:2])
+        code = self.secrets[1] if len(self.secrets) > 1 else ""
         self.server.http("POST", self.server_ip, self.ports["idp"], "/idp/samlh-security-probe",
-                         {"Content-Type": "application/x-www-form-urlencoded", "X-Probe": self.secrets[1] if len(self.secrets) > 1 else ""},
-                         secret_body)
+                         {"Content-Type": "application/x-www-form-urlencoded", "X-Probe": code}, secret_body)
+
         for path in ("/traffic.har", "/events", "/verdicts.json", "/report.html", "/api/state", "/api/traffic.har"):
             answer = self.server.http("GET", "127.0.0.1", port, path, with_cookie, linger=1.5)
             self.case("positive: loopback → console %s with the cookie" % path, "200", answer.text()[:60],
@@ -1007,6 +1015,37 @@ class Suite:
         finally:
             self.label = ""
 
+    def stop(self, process, what):
+        """SIGTERM, as Ctrl-C would; True when it ended within 20 s."""
+        if process is None or process.poll() is not None:
+            return process is not None
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+            return True
+        except subprocess.TimeoutExpired:
+            self.case("%s stops on SIGTERM" % what, "within 20 s", "still running", False)
+            return False
+
+    def mode_case(self, name, path, mode):
+        try:
+            got = os.stat(path).st_mode & 0o777
+        except OSError as error:
+            self.case(name, "mode %o" % mode, "no file (%s)" % error.strerror, False)
+            return
+        self.case(name, "mode %o" % mode, "mode %o" % got, got == mode)
+
+    def written_files(self):
+        """What serve and record leave behind when stopped: the unmasked HARs and the recording
+        CA's key private."""
+        if self.stop(self.serve_processes.get("serve"), "serve"):
+            self.mode_case("serve --har-out (the traffic unmasked) written", os.path.join(self.files, "run.har"), 0o600)
+        if self.record_process is not None and self.stop(self.record_process, "record"):
+            directory = os.path.join(self.tmp, "record")
+            self.mode_case("record's HAR (unredacted) written", os.path.join(directory, "rec.har"), 0o600)
+            self.mode_case("the recording CA's key", os.path.join(directory, "ca", "ca.key"), 0o600)
+            self.mode_case("the recording CA's folder", os.path.join(directory, "ca"), 0o700)
+
     # -- main ---------------------------------------------------------------------------------
 
     def run(self):
@@ -1019,7 +1058,10 @@ class Suite:
         self.http_server("169.254.169.254", 80, os.path.join(self.tmp, "metadata"), "metadata-service-secret")
         self.evil_port = self.http_server("127.0.0.1", 0, os.path.join(self.tmp, "evil"), "evil")
         self.public_port = self.http_server(PUBLIC_ADDRESS, 0, os.path.join(self.tmp, "public"), "public-service")
-        self.ready = self.start_serve(["--host", "0.0.0.0", "--public-host", self.server_ip], "serve")
+        self.files = os.path.join(self.tmp, "files")
+        os.makedirs(self.files)
+        self.ready = self.start_serve(["--host", "0.0.0.0", "--public-host", self.server_ip,
+                                       "--har-out", os.path.join(self.files, "run.har")], "serve")
         self.facts()
         self.initial = self.snapshot() or {"profile": None, "knobs": [], "clockOffset": 0}
         answer = self.attacker.http("GET", self.server_ip, self.ports["idp"], "/idp/shibboleth")
@@ -1027,7 +1069,8 @@ class Suite:
         sections = [("direct", self.direct_attacks), ("proxy", self.proxy_attacks), ("cas", self.cas_callback),
                     ("loopback", self.loopback_checks),
                     ("console", self.console_checks), ("record", self.record_attacks), ("browser", self.browser_cases),
-                    ("loopback-session", self.loopback_session), ("console-host", self.console_on_network)]
+                    ("loopback-session", self.loopback_session), ("console-host", self.console_on_network),
+                    ("files", self.written_files)]
         only = set(self.arguments.only.split(",")) if self.arguments.only else None
         unknown = sorted((only or set()) - {name for name, _ in sections})
         if unknown:
@@ -1040,8 +1083,10 @@ class Suite:
             except Exception as error:  # noqa: BLE001 — a broken section is a FAIL, the rest still runs
                 self.case("section %s" % name, "runs to the end", "%s: %s" % (type(error).__name__, error), False)
         failed = self.results.count(False)
-        print("security-check: %d cases, %d passed, %d failed (%.1f s); logs in %s" % (
-            len(self.results), len(self.results) - failed, failed, time.monotonic() - started, self.tmp), flush=True)
+        kept = failed or self.arguments.keep
+        print("security-check: %d cases, %d passed, %d failed (%.1f s)%s" % (
+            len(self.results), len(self.results) - failed, failed, time.monotonic() - started,
+            "; logs in %s" % self.tmp if kept else ""), flush=True)
         return 1 if failed else 0
 
     def teardown(self):
@@ -1130,7 +1175,7 @@ def main():
     parser.add_argument("--veth", default="shs%d" % (os.getpid() % 10_000_000))
     parser.add_argument("--subnet", default="10.231.%d" % (os.getpid() % 250 + 1))
     parser.add_argument("--only", help="comma-separated sections: direct, proxy, cas, loopback, console, record, browser, "
-                        "loopback-session, console-host")
+                        "loopback-session, console-host, files")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs) even when every case passes")
     arguments = parser.parse_args()
     arguments.binary = os.path.abspath(arguments.binary)
