@@ -372,12 +372,7 @@ import TestSupport
         #expect(cookie.contains(token) && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
         #expect(try await browser.get(base + "api/state").status == 200, "the cookie alone lets the page's requests in")
         // A login, then the downloads: the password is masked.
-        let start = try #require(serve.url("scenario", "start"))
-        let password = try #require((serve.ready["scenario"] as? [String: Any])?["password"] as? String)
-        let login = TestBrowser()
-        _ = try await SuiteFixture.completeLogin(login, from: try await login.get(start),
-                                                 user: TestUser(username: "alice", password: password))
-        try await login.shutdown()
+        let password = try await Self.logIn(serve)
         let har = try await browser.get(base + "traffic.har")
         #expect(har.status == 200 && har.body.contains("\"entries\""))
         #expect(har.body.contains("[masked]"))
@@ -400,16 +395,23 @@ import TestSupport
         try await browser.shutdown()
     }
 
-    @Test func withShowSecretsTheConsolesDownloadsAreUnmasked() async throws {
-        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path, "--show-secrets"])
-        defer { _ = serve.stop() }
-        let console = try #require(serve.ready["console"] as? String)
+    /// The scenario's user logs in through the session's mocks, as an app would; returns the
+    /// password typed.
+    static func logIn(_ serve: ServeProcess) async throws -> String {
         let start = try #require(serve.url("scenario", "start"))
         let password = try #require((serve.ready["scenario"] as? [String: Any])?["password"] as? String)
         let login = TestBrowser()
         _ = try await SuiteFixture.completeLogin(login, from: try await login.get(start),
                                                  user: TestUser(username: "alice", password: password))
         try await login.shutdown()
+        return password
+    }
+
+    @Test func withShowSecretsTheConsolesDownloadsAreUnmasked() async throws {
+        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path, "--show-secrets"])
+        defer { _ = serve.stop() }
+        let console = try #require(serve.ready["console"] as? String)
+        let password = try await Self.logIn(serve)
         let browser = TestBrowser()
         let har = try await browser.get(Self.at(console, "traffic.har"))
         #expect(har.body.contains(PercentEncoding.formEncode(password)), "unmasked on request")

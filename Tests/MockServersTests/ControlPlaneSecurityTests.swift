@@ -13,18 +13,8 @@ import Testing
 
     /// A suite bound to every address, as `serve --host 0.0.0.0 --public-host …` starts it.
     static func withNetworkSuite(_ body: (MockSuite, TestBrowser) async throws -> Void) async throws {
-        let suite = try await MockSuite.start(profile: try SuiteFixture.profile("shibboleth-basic"), host: "0.0.0.0",
-                                              mockIdPDirectory: SuiteFixture.mockIdP, publicHost: "phone-lan.example")
-        let browser = TestBrowser()
-        do {
-            try await body(suite, browser)
-        } catch {
-            try? await browser.shutdown()
-            await suite.stop()
-            throw error
-        }
-        try await browser.shutdown()
-        await suite.stop()
+        try await SuiteFixture.with(loaded: try SuiteFixture.profile("shibboleth-basic"), host: "0.0.0.0",
+                                    publicHost: "phone-lan.example", body)
     }
 
     static func port(_ url: String) throws -> Int {

@@ -24,9 +24,11 @@ public enum SuiteFixture {
         try await with(loaded: loaded, body)
     }
 
-    /// Runs `body` with a suite started from an already loaded (and perhaps altered) profile.
-    public static func with(loaded: LoadedProfile, _ body: (MockSuite, TestBrowser) async throws -> Void) async throws {
-        let suite = try await MockSuite.start(profile: loaded, mockIdPDirectory: mockIdP)
+    /// Runs `body` with a suite started from an already loaded (and perhaps altered) profile,
+    /// bound to `host` (loopback by default) and naming `publicHost` in its URLs.
+    public static func with(loaded: LoadedProfile, host: String = "127.0.0.1", publicHost: String? = nil,
+                            _ body: (MockSuite, TestBrowser) async throws -> Void) async throws {
+        let suite = try await MockSuite.start(profile: loaded, host: host, mockIdPDirectory: mockIdP, publicHost: publicHost)
         let browser = TestBrowser()
         do {
             try await body(suite, browser)
