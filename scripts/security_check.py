@@ -777,6 +777,9 @@ class Suite:
         cookie_line = answer.header("Set-Cookie") or ""
         self.case("positive: loopback → console /?token=TOKEN", "200, the page", answer.text()[:50],
                   answer.status == 200 and "<html" in answer.body.lower())
+        framing = "Referrer-Policy %s, X-Frame-Options %s" % (answer.header("Referrer-Policy"), answer.header("X-Frame-Options"))
+        self.case("console page: the token leaks to no other site, no framing", "Referrer-Policy no-referrer, X-Frame-Options DENY",
+                  framing, framing == "Referrer-Policy no-referrer, X-Frame-Options DENY")
         attributes = [a.strip().lower() for a in cookie_line.split(";")]
         self.case("console cookie HttpOnly, SameSite=Strict", "Set-Cookie …; HttpOnly; SameSite=Strict", cookie_line or "none",
                   "httponly" in attributes and "samesite=strict" in attributes)
