@@ -172,8 +172,13 @@ final class ConsoleServer: Sendable {
     let openStreams = Atomic<Int>(0)
 
     /// Feeds every new exchange to the pages, with the verdicts and the state it changes.
+    /// Nobody watching, nothing is rendered or judged: a page opened later gets the session
+    /// from the traffic log (``events()``), so an unwatched console costs a login nothing
+    /// but this loop's wake-up (docs/performance.md).
     private func pump() async {
         for await entry in log.subscribe() {
+            noteStarted(entry.started)
+            guard hub.withLock({ !$0.subscribers.isEmpty }) else { continue }
             guard let exchange = exchangeJSON(entry) else { continue }
             let event = Self.event("exchange", exchange)
             hub.withLock { hub in
@@ -272,14 +277,20 @@ final class ConsoleServer: Sendable {
     func exchangeJSON(_ entry: TrafficEntry) -> Data? {
         guard var exchange = ScenarioTrace.make(from: [entry], secrets: []).exchanges.first else { return nil }
         // The session's first exchange so far, kept (not the log sorted again per exchange).
-        let origin = firstStarted.withLock { first in
-            if first.map({ entry.started < $0 }) ?? true { first = entry.started }
-            return first ?? entry.started
-        }
+        let origin = noteStarted(entry.started)
         exchange.atMilliseconds = Int((entry.started.timeIntervalSince(origin) * 1000).rounded())
         let shown = session.showSecrets ? exchange
             : masker.trace(ScenarioTrace(exchanges: [exchange], masked: false, secrets: [])).exchanges.first ?? exchange
         return try? Self.encoder.encode(shown)
+    }
+
+    /// Keeps the session's earliest exchange start and returns it.
+    @discardableResult
+    func noteStarted(_ started: Date) -> Date {
+        firstStarted.withLock { first in
+            if first.map({ started < $0 }) ?? true { first = started }
+            return first ?? started
+        }
     }
 
     /// The scenario judged on the traffic so far.

@@ -407,6 +407,31 @@ import TestSupport
         return password
     }
 
+    /// Issue 37: nobody watching, the console renders nothing; a page opened after the login
+    /// still gets every exchange of the session, timed from its first, and the verdicts.
+    @Test func aPageOpenedAfterTheLoginGetsTheWholeSession() async throws {
+        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        defer { _ = serve.stop() }
+        let console = try #require(serve.ready["console"] as? String)
+        _ = try await Self.logIn(serve)
+        let browser = TestBrowser()
+        let har = try await browser.get(Self.at(console, "traffic.har"))
+        let entries = try #require(((try JSONSerialization.jsonObject(with: Data(har.body.utf8)) as? [String: Any])?["log"]
+            as? [String: Any])?["entries"] as? [[String: Any]])
+        try await browser.shutdown()
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { client.shutdown { _ in } }
+        let reader = EventReader(url: Self.at(console, "events"), client: client)
+        try await reader.wait("every exchange of the session and the verdicts") { events, _ in
+            events.filter { $0.name == "exchange" }.count >= entries.count && events.contains { $0.name == "verdicts" }
+        }
+        let exchanges = reader.snapshot().events.filter { $0.name == "exchange" }
+        #expect(exchanges.count == entries.count, "\(exchanges.count) exchanges shown of \(entries.count)")
+        #expect(exchanges.first?.data["at_ms"] as? Int == 0, "timed from the session's first exchange")
+        let verdicts = try #require(reader.snapshot().events.last { $0.name == "verdicts" }?.data)
+        #expect(Self.verdicts(verdicts)["flow.resource-obtained"] != nil, "\(Self.verdicts(verdicts))")
+    }
+
     @Test func withShowSecretsTheConsolesDownloadsAreUnmasked() async throws {
         let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path, "--show-secrets"])
         defer { _ = serve.stop() }
