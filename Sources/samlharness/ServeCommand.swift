@@ -24,6 +24,12 @@ struct ServeCommand: AsyncParsableCommand {
         SP's plain-http twin when a tls knob puts the SP on https. The live console has its own \
         (--console-port); a replayed recording listens on ephemeral ports, one per recorded origin.
 
+        The control API and the console listen on loopback whatever --host says (the console: \
+        unless --console-host). The console always needs the session's token (its URL carries \
+        it), the control API whenever a mock is bound beyond loopback (the ready line's \
+        control.token). The forward proxy, whose password is new each session, forwards to this \
+        session's mocks only. docs/security.md.
+
         Without --scenario nothing is judged (the console shows the traffic only). With \
         --scenario, Ctrl-C judges the session from its traffic; --knob, --sp-personality or \
         --sp-setting change the scenario's mocks, so they need --expect success|failure: the \
@@ -45,7 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("freeze-clock"), help: "Stop the mocks' clock (at --clock, or now); the control API can still move it.")
     var freezeClock = false
 
-    @Option(help: "The address to bind (loopback unless you mean otherwise).")
+    @Option(help: "The address the mocks bind (loopback unless you mean otherwise; the control API stays on loopback).")
     var host = "127.0.0.1"
 
     @Option(help: "The first port (0: ephemeral ports).")
