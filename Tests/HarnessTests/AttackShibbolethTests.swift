@@ -9,7 +9,9 @@ import Testing
 /// writes. Shibboleth logs in the *signed* subject for xsw3 and second-assertion (it ignores
 /// the unsigned evil Assertion), and accepts SHA-1 and an uncorrelated InResponseTo as its
 /// documented defaults: none of that is a vulnerability (issue 17 item 15).
-@Suite(.serialized, .enabled(if: ShibbolethSP.installed, "apache2 + libapache2-mod-shib are missing and cannot be installed here (needs root and the Debian archive): scripts/setup-shibboleth-sp.sh install"))
+@Suite(.serialized, .enabled("apache2 + libapache2-mod-shib are missing and cannot be installed here (needs root and the Debian archive): scripts/setup-shibboleth-sp.sh install") {
+    await ShibbolethSP.installed
+})
 struct AttackShibbolethTests {
     /// Observed with Shibboleth SP 3.4.1 (Debian 3.4.1+dfsg-2+deb12u1), stock policy.
     static let expected: [(String, AttackOutcome)] = [
@@ -94,13 +96,17 @@ struct ShibbolethSP {
     static let script = SuiteFixture.repository.appendingPathComponent("scripts/setup-shibboleth-sp.sh").path
 
     /// The packages are there, or `install` put them there (root in CI); decided once.
-    static let installed: Bool = {
+    static var installed: Bool {
+        get async { await installation.value }
+    }
+
+    private static let installation = Task { () -> Bool in
         let paths = ["/usr/sbin/apache2", "/usr/sbin/shibd", "/usr/lib/apache2/modules/mod_shib.so"]
         if paths.allSatisfy(FileManager.default.fileExists(atPath:)) { return true }
-        let outcome = try? ClientProcess.runSync("/bin/bash", [script, "install"], timeout: 900)
+        let outcome = try? await ClientProcess.run("/bin/bash", [script, "install"], timeout: 900)
         if outcome?.status != 0 { print("setup-shibboleth-sp.sh install failed:\n\(outcome?.stdout ?? "")\(outcome?.stderr ?? "")") }
         return outcome?.status == 0
-    }()
+    }
 
     let directory: URL
     let idpMetadata: URL
@@ -123,17 +129,24 @@ struct ShibbolethSP {
         let instance = directory.appendingPathComponent("sp")
         let start = try await ClientProcess.run("/bin/bash", [script, "start", instance.path, "--idp-metadata", idp.path,
                                                               "--policy", policy], timeout: 120)
-        defer {
-            _ = try? ClientProcess.runSync("/bin/bash", [script, "stop", instance.path], timeout: 60)
+        // Stopped (on a thread of its own: never a blocking wait on the pool) whatever happens.
+        func stop() async {
+            _ = try? await ClientProcess.run("/bin/bash", [script, "stop", instance.path], timeout: 60)
             try? FileManager.default.removeItem(at: directory)
         }
-        try #require(start.status == 0, "setup-shibboleth-sp.sh start failed: \(start.stdout)\(start.stderr)")
-        var env: [String: String] = [:]
-        for line in start.stdout.split(separator: "\n") {
-            guard let eq = line.firstIndex(of: "=") else { continue }
-            env[String(line[..<eq])] = String(line[line.index(after: eq)...])
+        do {
+            try #require(start.status == 0, "setup-shibboleth-sp.sh start failed: \(start.stdout)\(start.stderr)")
+            var env: [String: String] = [:]
+            for line in start.stdout.split(separator: "\n") {
+                guard let eq = line.firstIndex(of: "=") else { continue }
+                env[String(line[..<eq])] = String(line[line.index(after: eq)...])
+            }
+            try await body(ShibbolethSP(directory: directory, idpMetadata: idp, env: env))
+        } catch {
+            await stop()
+            throw error
         }
-        try await body(ShibbolethSP(directory: directory, idpMetadata: idp, env: env))
+        await stop()
     }
 
     /// `attack-sp` against this SP, following the login to whoami.shtml, plus `extra`.

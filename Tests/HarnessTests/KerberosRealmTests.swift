@@ -10,14 +10,19 @@ import TestSupport
 @Suite(.serialized) struct KerberosRealmTests {
     static let scenarios = ["Scenarios/http-auth/http-ntlm.kerberos-login.yaml", "Scenarios/http-auth/http-ntlm.kerberos-preferred.yaml"]
 
-    /// The realm, made once per test process in a temporary directory and its KDC started.
-    static let realm: Result<String, RealmFailure> = {
+    /// The realm, made once per test process in a temporary directory and its KDC started
+    /// (`setup-kerberos.sh start` on a thread of its own, never blocking the pool).
+    static var realm: Result<String, RealmFailure> {
+        get async { await realmTask.value }
+    }
+
+    private static let realmTask = Task { () -> Result<String, RealmFailure> in
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("samlh-krb5-\(getpid())").path
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/krb5kdc") else {
             return .failure(RealmFailure(description: "krb5kdc is not installed: bash scripts/setup-kerberos.sh install"))
         }
         do {
-            let started = try ClientProcess.runSync("/bin/bash", ["scripts/setup-kerberos.sh", "start", directory], timeout: 60)
+            let started = try await ClientProcess.run("/bin/bash", ["scripts/setup-kerberos.sh", "start", directory], timeout: 60)
             guard started.status == 0 else {
                 return .failure(RealmFailure(description: "setup-kerberos.sh start failed: \(started.stdout) \(started.stderr)"))
             }
@@ -35,7 +40,7 @@ import TestSupport
             try? FileManager.default.removeItem(at: directory)
         }
         return .success(directory)
-    }()
+    }
 
     struct RealmFailure: Error, CustomStringConvertible { let description: String }
 
@@ -60,7 +65,7 @@ import TestSupport
     }
 
     @Test func curlLogsInWithItsTicketAndTheCheckReadsTheServicePrincipal() async throws {
-        let directory = try Self.realm.get()
+        let directory = try await Self.realm.get()
         let (outcome, results) = try await Self.run(["--client", "sh Tests/RealClients/curl.sh"], realm: directory)
         #expect(results.count == 2, "\(outcome.stdout)\(outcome.stderr)")
         for result in results {
@@ -72,7 +77,7 @@ import TestSupport
     }
 
     @Test func aClientWithoutKerberosIsRefusedWhereNTLMIsBlockedAndCaughtFallingBack() async throws {
-        let directory = try Self.realm.get()
+        let directory = try await Self.realm.get()
         let (outcome, results) = try await Self.run(["--builtin", "reference"], realm: directory)
         let byID = Dictionary(uniqueKeysWithValues: results.map { ($0["scenario"] as? String ?? "", $0) })
         let blocked = try #require(byID["http-ntlm.kerberos-login"], "\(outcome.stdout)\(outcome.stderr)")
@@ -101,9 +106,9 @@ import TestSupport
     /// The mock is a real acceptor: the same AP-REQ sent twice meets MIT's replay cache, and a
     /// successful login carries the mutual-authentication token back.
     @Test func aReplayedTicketIsRefusedByTheReplayCache() async throws {
-        let directory = try Self.realm.get()
-        let serve = try ServeProcess(["--profile", "windows", "--no-console"], environment: ["SAMLH_KERBEROS": directory])
-        defer { _ = serve.stop() }
+        let directory = try await Self.realm.get()
+        let serve = try await ServeProcess.start(["--profile", "windows", "--no-console"], environment: ["SAMLH_KERBEROS": directory])
+        defer { serve.terminate() }
         let url = try #require(serve.url("auth", "negotiate"))
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("krb-cc-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: cache) }

@@ -38,10 +38,10 @@ import Glibc
 
     @Test func serveHarOutIsSixHundred() async throws {
         let har = try Self.directory("serve").appendingPathComponent("traffic.har").path
-        let serve = try ServeProcess(["--no-console", "--har-out", har])
+        let serve = try await ServeProcess.start(["--no-console", "--har-out", har])
         let metadata = try #require(serve.url("idp", "metadata"))
         _ = try await ClientProcess.run("/usr/bin/curl", ["-sS", "-o", "/dev/null", metadata])
-        let (status, stderr) = serve.stop()
+        let (status, stderr) = await serve.stop()
         #expect(status == 0, "\(stderr)")
         #expect(Self.mode(har) == 0o600)
         #expect(try String(contentsOfFile: har, encoding: .utf8).contains("\"entries\""))

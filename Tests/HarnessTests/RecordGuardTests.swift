@@ -18,8 +18,8 @@ import TestSupport
     }
 
     /// `record ARGUMENTS` with its own CA, HAR and scenario paths.
-    static func recorder(_ arguments: [String], directory: URL) throws -> ServeProcess {
-        try ServeProcess(["--ca-dir", directory.appendingPathComponent("ca").path,
+    static func recorder(_ arguments: [String], directory: URL) async throws -> ServeProcess {
+        try await ServeProcess.start(["--ca-dir", directory.appendingPathComponent("ca").path,
                           "--out", directory.appendingPathComponent("guarded.yaml").path,
                           "--har", directory.appendingPathComponent("guarded.har").path] + arguments, command: "record")
     }
@@ -42,13 +42,13 @@ import TestSupport
 
     @Test func beyondLoopbackAPasswordIsMadeAndDemanded() async throws {
         let directory = try Self.temporaryDirectory()
-        let serve = try ServeProcess(["--no-console"])
-        defer { serve.stop() }
+        let serve = try await ServeProcess.start(["--no-console"])
+        defer { serve.terminate() }
         let metadata = try #require(serve.url("idp", "metadata"))
         let mock = try #require(URLComponents(string: metadata))
-        let recorder = try Self.recorder(["--listen", "0.0.0.0:0", "--allow-host", "127.0.0.1", "--allow-private-destinations"],
+        let recorder = try await Self.recorder(["--listen", "0.0.0.0:0", "--allow-host", "127.0.0.1", "--allow-private-destinations"],
                                          directory: directory)
-        defer { recorder.stop(signal: SIGINT) }
+        defer { recorder.terminate(signal: SIGINT) }
         let port = try Self.port(of: recorder)
         #expect(recorder.ready["beyond_loopback"] as? Bool == true)
         #expect(recorder.ready["others"] as? String == "refuse")
@@ -74,7 +74,7 @@ import TestSupport
         #expect(through.statusLine == "HTTP/1.1 200 OK", "\(through.text)")
         #expect(through.text.contains("EntityDescriptor"))
 
-        let (_, stderr) = recorder.stop(signal: SIGINT)
+        let (_, stderr) = await recorder.stop(signal: SIGINT)
         #expect(stderr.contains("proxy user \(user), password \(password) (made for this session"), "\(stderr)")
         let har = try String(contentsOf: directory.appendingPathComponent("guarded.har"), encoding: .utf8)
         #expect(har.contains("EntityDescriptor"), "the exchange is recorded")
@@ -84,9 +84,9 @@ import TestSupport
 
     @Test func beyondLoopbackOtherHostsAreRefusedWhateverOthersSays() async throws {
         let directory = try Self.temporaryDirectory()
-        let recorder = try Self.recorder(["--listen", "0.0.0.0:0", "--allow-host", "idp.example.org", "--proxy-user", "rec:pw"],
+        let recorder = try await Self.recorder(["--listen", "0.0.0.0:0", "--allow-host", "idp.example.org", "--proxy-user", "rec:pw"],
                                          directory: directory)
-        defer { recorder.stop(signal: SIGINT) }
+        defer { recorder.terminate(signal: SIGINT) }
         let port = try Self.port(of: recorder)
         let auth = Self.basic("rec", "pw")
         let plain = try await Self.send(port, "GET", "http://sp.example.net/login", host: "sp.example.net", auth: auth)
@@ -107,14 +107,14 @@ import TestSupport
     /// naming the address, its range and the flag; nothing reaches the mock.
     @Test func beyondLoopbackPrivateDestinationsAreRefused() async throws {
         let directory = try Self.temporaryDirectory()
-        let serve = try ServeProcess(["--no-console", "--har-out", directory.appendingPathComponent("mock.har").path])
-        defer { serve.stop() }
+        let serve = try await ServeProcess.start(["--no-console", "--har-out", directory.appendingPathComponent("mock.har").path])
+        defer { serve.terminate() }
         let metadata = try #require(serve.url("idp", "metadata"))
         let mock = try #require(URLComponents(string: metadata))
         let mockPort = try #require(mock.port)
         let hosts = ["127.0.0.1", "localhost", "[::1]", "[::ffff:127.0.0.1]", "2130706433", "0.0.0.0", "169.254.169.254",
                      "10.1.2.3", "172.16.0.1", "192.168.1.1", "100.64.0.1", "[fe80::1]", "[fd00::1]", "[::]"]
-        let recorder = try Self.recorder(["--listen", "0.0.0.0:0", "--proxy-user", "rec:pw"]
+        let recorder = try await Self.recorder(["--listen", "0.0.0.0:0", "--proxy-user", "rec:pw"]
                                          + hosts.flatMap { ["--allow-host", $0] }, directory: directory)
         let port = try Self.port(of: recorder)
         #expect(recorder.ready["private_destinations"] as? String == "refused")
@@ -147,12 +147,12 @@ import TestSupport
         // A name is refused for what it resolves to.
         let named = try await Self.send(port, "GET", "http://localhost:\(mockPort)/", host: "localhost", auth: auth)
         #expect(named.text.contains("localhost resolves to "), "\(named.text)")
-        let (_, stderr) = recorder.stop(signal: SIGINT)
+        let (_, stderr) = await recorder.stop(signal: SIGINT)
         #expect(stderr.contains("refused 127.0.0.1:\(mockPort): 127.0.0.1, loopback"), "\(stderr)")
         #expect(recorder.stdoutAfterReady.contains("refused: 169.254.169.254:\(mockPort): 169.254.169.254, link-local"),
                 "\(recorder.stdoutAfterReady)")
         // Nothing reached the mock.
-        serve.stop()
+        await serve.stop()
         let mockHAR = try String(contentsOf: directory.appendingPathComponent("mock.har"), encoding: .utf8)
         #expect(!mockHAR.contains("/metadata"), "a refused request reached the mock")
     }
@@ -163,12 +163,12 @@ import TestSupport
     /// other hosts tunnelled by default.
     @Test func onLoopbackNothingChanges() async throws {
         let directory = try Self.temporaryDirectory()
-        let serve = try ServeProcess(["--no-console"])
-        defer { serve.stop() }
+        let serve = try await ServeProcess.start(["--no-console"])
+        defer { serve.terminate() }
         let metadata = try #require(serve.url("idp", "metadata"))
         let mock = try #require(URLComponents(string: metadata))
-        let recorder = try Self.recorder(["--listen", "127.0.0.1:0", "--allow-host", "localhost"], directory: directory)
-        defer { recorder.stop(signal: SIGINT) }
+        let recorder = try await Self.recorder(["--listen", "127.0.0.1:0", "--allow-host", "localhost"], directory: directory)
+        defer { recorder.terminate(signal: SIGINT) }
         #expect(recorder.ready["proxy_password"] == nil)
         #expect(recorder.ready["others"] as? String == "tunnel")
         #expect(recorder.ready["beyond_loopback"] as? Bool == false)
@@ -183,12 +183,12 @@ import TestSupport
     /// `--proxy-user` on loopback: demanded, and a real client (curl) that gives it gets through.
     @Test func proxyUserOnLoopbackIsDemandedAndCurlGetsThrough() async throws {
         let directory = try Self.temporaryDirectory()
-        let serve = try ServeProcess(["--no-console"])
-        defer { serve.stop() }
+        let serve = try await ServeProcess.start(["--no-console"])
+        defer { serve.terminate() }
         let metadata = try #require(serve.url("idp", "metadata"))
-        let recorder = try Self.recorder(["--listen", "127.0.0.1:0", "--allow-host", "127.0.0.1", "--proxy-user", "alice:pä ss:w"],
+        let recorder = try await Self.recorder(["--listen", "127.0.0.1:0", "--allow-host", "127.0.0.1", "--proxy-user", "alice:pä ss:w"],
                                          directory: directory)
-        defer { recorder.stop(signal: SIGINT) }
+        defer { recorder.terminate(signal: SIGINT) }
         let proxy = try #require(recorder.ready["proxy"] as? String)
         #expect(recorder.ready["proxy_password"] as? String == "pä ss:w")
         let without = try await ClientProcess.run("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "--proxy", proxy, metadata])

@@ -40,17 +40,17 @@ import X509
         let directory = try temporaryDirectory()
         let out = directory.appendingPathComponent("\(id).yaml").path
         let har = directory.appendingPathComponent("\(id).har").path
-        let serve = try ServeProcess(knobs + ["--no-console"])
-        defer { serve.stop() }
-        let recorder = try ServeProcess(["--listen", "127.0.0.1:0", "--ca-dir", caDirectory.path, "--out", out, "--har", har]
+        let serve = try await ServeProcess.start(knobs + ["--no-console"])
+        defer { serve.terminate() }
+        let recorder = try await ServeProcess.start(["--listen", "127.0.0.1:0", "--ca-dir", caDirectory.path, "--out", out, "--har", har]
                                         + arguments, command: "record")
         do {
             try await drive(serve, recorder)
         } catch {
-            recorder.stop(signal: SIGINT)
+            await recorder.stop(signal: SIGINT)
             throw error
         }
-        let (status, stderr) = recorder.stop(signal: SIGINT)
+        let (status, stderr) = await recorder.stop(signal: SIGINT)
         let data = (try? Data(contentsOf: URL(fileURLWithPath: har))) ?? Data()
         let object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
         return Recorded(status: status, stdout: recorder.stdoutAfterReady, stderr: stderr, harPath: har, outPath: out, har: object)
@@ -387,7 +387,7 @@ import X509
         let har = directory.appendingPathComponent("\(id).har").path
         let recorder: ServeProcess
         do {
-            recorder = try ServeProcess(["--listen", "127.0.0.1:0", "--allow-host", "localhost", "--allow-host", "127.0.0.1",
+            recorder = try await ServeProcess.start(["--listen", "127.0.0.1:0", "--allow-host", "localhost", "--allow-host", "127.0.0.1",
                                          "--others", "refuse", "--ca-dir", directory.appendingPathComponent("ca").path,
                                          "--out", out, "--har", har], command: "record")
         } catch {
@@ -400,7 +400,7 @@ import X509
             "SAMLH_FLOW=web-sso", "SAMLH_START_URL=\(start)", "SAMLH_USERNAME=\(username)", "SAMLH_PASSWORD=\(password)",
             "SAMLH_RESULT_FILE=\(result)",
         ] + client(start, proxy), timeout: 120)
-        let (status, stderr) = recorder.stop(signal: SIGINT)
+        let (status, stderr) = await recorder.stop(signal: SIGINT)
         await stopProducts()
         // The recorder's stderr lists every exchange (method, URL, status): the trace of a failure.
         #expect(outcome.status == 0, "\(id) client: \(outcome.stdout) \(outcome.stderr)\nrecorded:\n\(stderr)")

@@ -72,8 +72,8 @@ import TestSupport
 
     @Test func serveScenarioStartsItsProfileKnobsAndSeed() async throws {
         let file = Self.scenarios.appendingPathComponent("web-sso/web-sso.response-unsigned.yaml").path
-        let serve = try ServeProcess(["--scenario", file, "--mockidp-dir", SuiteFixture.mockIdP.path])
-        defer { serve.stop() }
+        let serve = try await ServeProcess.start(["--scenario", file, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        defer { serve.terminate() }
         #expect(serve.ready["profile"] as? String == "shibboleth")
         #expect(serve.ready["knobs"] as? [String] == ["response-unsigned", "assertion-unsigned"])
         let scenario = try #require(serve.ready["scenario"] as? [String: Any])
@@ -103,9 +103,9 @@ import TestSupport
         // seed and the clock: two runs with the same ones give the same request (ports
         // aside, which differ between runs on port 0); another seed gives another ID.
         func authnRequest(seed: String) async throws -> String {
-            let serve = try ServeProcess(["--profile", "shibboleth", "--seed", seed, "--clock", "2026-01-01T00:00:00Z",
+            let serve = try await ServeProcess.start(["--profile", "shibboleth", "--seed", seed, "--clock", "2026-01-01T00:00:00Z",
                                           "--freeze-clock", "--mockidp-dir", SuiteFixture.mockIdP.path])
-            defer { serve.stop() }
+            defer { serve.terminate() }
             let browser = TestBrowser()
             let page = try await browser.get(try #require(serve.url("sp", "secure")))
             try await browser.shutdown()
@@ -125,7 +125,7 @@ import TestSupport
         let file = Self.scenarios.appendingPathComponent("recorded/shibboleth-login.yaml").path
         let har = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).har")
         defer { try? FileManager.default.removeItem(at: har) }
-        let serve = try ServeProcess(["--scenario", file, "--har-out", har.path, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        let serve = try await ServeProcess.start(["--scenario", file, "--har-out", har.path, "--mockidp-dir", SuiteFixture.mockIdP.path])
         let replay = try #require(serve.ready["replay"] as? [String: Any])
         let origins = try #require(replay["origins"] as? [String: String])
         #expect(Set(origins.keys) == ["https://sp.example.org", "https://idp.example.edu"])
@@ -139,7 +139,7 @@ import TestSupport
         #expect(acs.status == 302)
         #expect(final.status == 200)
         #expect(final.body.contains("Protected resource /secure"))
-        let stopped = serve.stop()
+        let stopped = await serve.stop()
         #expect(stopped.status == 0, "\(stopped.stderr)")
         // The session's traffic, as HAR 1.2 for a bug report, with the replay's verdicts.
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any])
@@ -153,7 +153,7 @@ import TestSupport
         func session(_ path: String, login: Bool) async throws -> [String: Any] {
             let verdicts = FileManager.default.temporaryDirectory.appendingPathComponent("verdicts-\(UUID().uuidString).json")
             defer { try? FileManager.default.removeItem(at: verdicts) }
-            let serve = try ServeProcess(["--scenario", Self.scenarios.appendingPathComponent(path).path,
+            let serve = try await ServeProcess.start(["--scenario", Self.scenarios.appendingPathComponent(path).path,
                                           "--verdicts-out", verdicts.path, "--mockidp-dir", SuiteFixture.mockIdP.path])
             if login {
                 let browser = TestBrowser()
@@ -164,7 +164,7 @@ import TestSupport
                 try await browser.shutdown()
             }
             let password = try #require(serve.url("scenario", "password"))
-            let stopped = serve.stop()
+            let stopped = await serve.stop()
             #expect(stopped.status == 0)
             #expect(stopped.stderr.contains("flow."))
             // Masked as the console is (issue 36): the password is in no form in the file.
@@ -219,10 +219,10 @@ import TestSupport
         let file = Self.scenarios.appendingPathComponent("web-sso/web-sso.shibboleth-form-login.yaml").path
         let verdicts = FileManager.default.temporaryDirectory.appendingPathComponent("verdicts-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: verdicts) }
-        let serve = try ServeProcess(["--scenario", file, "--knob", "clock-skew=300", "--expect", "failure",
+        let serve = try await ServeProcess.start(["--scenario", file, "--knob", "clock-skew=300", "--expect", "failure",
                                       "--verdicts-out", verdicts.path, "--mockidp-dir", SuiteFixture.mockIdP.path])
         var stopped = false
-        defer { if !stopped { serve.stop() } }
+        defer { if !stopped { serve.terminate() } }
         let scenario = try #require(serve.ready["scenario"] as? [String: Any])
         #expect((scenario["expect"] as? [String: Any])?["outcome"] as? String == "failure")
         #expect(!(scenario["checks"] as? [String] ?? []).contains("flow.resource-obtained"))
@@ -239,7 +239,7 @@ import TestSupport
         let live = try await browser.get(ServeConsoleTests.at(console, "verdicts.json"))
         #expect(live.body.contains("the SP refused the login with message.not-yet-valid in #"), "\(live.body.prefix(2000))")
         try await browser.shutdown()
-        let (status, stderr) = serve.stop()
+        let (status, stderr) = await serve.stop()
         stopped = true
         #expect(status == 0, "\(stderr)")
         #expect(stderr.contains("judged against --expect failure (the login fails), not the scenario's own expectation (the login succeeds)"))
@@ -308,10 +308,10 @@ import TestSupport
         var base = 0
         for _ in 0..<8 where serve == nil {
             base = Int.random(in: 20_000...32_000)
-            serve = try? ServeProcess(["--port", String(base), "--no-console", "--mockidp-dir", SuiteFixture.mockIdP.path])
+            serve = try? await ServeProcess.start(["--port", String(base), "--no-console", "--mockidp-dir", SuiteFixture.mockIdP.path])
         }
         let running = try #require(serve)
-        defer { running.stop() }
+        defer { running.terminate() }
         var ports: [Int] = []
         for (section, offset) in stated {
             let object = try #require(running.ready[section] as? [String: Any])

@@ -99,9 +99,9 @@ import TestSupport
     }
 
     @Test func theConsoleShowsTheLoginAsItHappensAndTheFinalVerdicts() async throws {
-        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        let serve = try await ServeProcess.start(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
         var stopped = false
-        defer { if !stopped { _ = serve.stop() } }
+        defer { if !stopped { serve.terminate() } }
         let console = try #require(serve.ready["console"] as? String)
         #expect(console.hasPrefix("http://127.0.0.1:"))
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -159,7 +159,7 @@ import TestSupport
         try await browser.shutdown()
 
         // The session ends: the final verdicts, then the end of the stream.
-        let (status, stderr) = serve.stop()
+        let (status, stderr) = await serve.stop()
         stopped = true
         #expect(status == 0, "serve: \(stderr)")
         #expect(stderr.contains("live console at \(console)"))
@@ -191,9 +191,9 @@ import TestSupport
         // Ctrl-C with the console's event stream open and keep-alive connections to the
         // console and the mocks (a browser's): only serve's own lines, no Hummingbird errors
         // (`Waiting on child channel: CancellationError()`, `Server shutdown error: Already closed`).
-        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        let serve = try await ServeProcess.start(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
         var stopped = false
-        defer { if !stopped { _ = serve.stop() } }
+        defer { if !stopped { serve.terminate() } }
         let console = try #require(serve.ready["console"] as? String)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         // A test that throws must not leave it running: its deinit traps in debug builds and
@@ -207,7 +207,7 @@ import TestSupport
         let acs = try await SuiteFixture.completeLogin(browser, from: try await browser.get(start), user: user)
         #expect(try await browser.follow(acs).status == 200)
         #expect(try await browser.get(Self.at(console, "report.html")).status == 200)
-        let (status, stderr) = serve.stop(signal: SIGINT)
+        let (status, stderr) = await serve.stop(signal: SIGINT)
         stopped = true
         try await browser.shutdown()
         #expect(status == 0, "serve: \(stderr)")
@@ -220,9 +220,9 @@ import TestSupport
     @Test func withoutAScenarioThePageSaysNothingIsJudgedAndOffersNoLinkThatFails() async throws {
         // A knob without a scenario: the traffic is shown, nothing is judged. The page says
         // so and how to get verdicts, and every link it offers answers.
-        let serve = try ServeProcess(["--knob", "clock-skew=300", "--mockidp-dir", SuiteFixture.mockIdP.path])
+        let serve = try await ServeProcess.start(["--knob", "clock-skew=300", "--mockidp-dir", SuiteFixture.mockIdP.path])
         var stopped = false
-        defer { if !stopped { _ = serve.stop() } }
+        defer { if !stopped { serve.terminate() } }
         let console = try #require(serve.ready["console"] as? String)
         let browser = TestBrowser()
         let page = try await browser.get(console)
@@ -254,15 +254,15 @@ import TestSupport
         #expect((session?["notice"] as? String)?.hasPrefix("Nothing is judged") == true)
         reader.task.cancel()
         try await client.shutdown()
-        let (status, stderr) = serve.stop()
+        let (status, stderr) = await serve.stop()
         stopped = true
         #expect(status == 0)
         #expect(stderr.contains("samlharness serve: Nothing is judged: serve was started without --scenario"))
     }
 
     @Test func thePageIsSelfContainedAndLateViewersGetTheSessionSoFar() async throws {
-        let serve = try ServeProcess(["--profile", "shibboleth", "--mockidp-dir", SuiteFixture.mockIdP.path])
-        defer { _ = serve.stop() }
+        let serve = try await ServeProcess.start(["--profile", "shibboleth", "--mockidp-dir", SuiteFixture.mockIdP.path])
+        defer { serve.terminate() }
         let console = try #require(serve.ready["console"] as? String)
         let browser = TestBrowser()
         let page = try await browser.get(console)
@@ -291,9 +291,9 @@ import TestSupport
 
     @Test func aReplayedRecordingHasAConsoleWithoutControls() async throws {
         let file = SuiteFixture.repository.appendingPathComponent("Scenarios/recorded/shibboleth-login.yaml").path
-        let serve = try ServeProcess(["--scenario", file, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        let serve = try await ServeProcess.start(["--scenario", file, "--mockidp-dir", SuiteFixture.mockIdP.path])
         var stopped = false
-        defer { if !stopped { _ = serve.stop() } }
+        defer { if !stopped { serve.terminate() } }
         let console = try #require(serve.ready["console"] as? String)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         // A test that throws must not leave it running: its deinit traps in debug builds and
@@ -312,7 +312,7 @@ import TestSupport
         let knobs = try await browser.send("PUT", Self.at(console, "api/knobs"), headers: [("Content-Type", "application/json")], body: Array(#"{"knobs": ["expired"]}"#.utf8))
         #expect(knobs.status == 404 && knobs.body.contains("no control API"))
         try await browser.shutdown()
-        let (status, stderr) = serve.stop()
+        let (status, stderr) = await serve.stop()
         stopped = true
         #expect(status == 0, "serve: \(stderr)")
         try await reader.wait("the final verdicts") { events, ended in
@@ -326,9 +326,9 @@ import TestSupport
     }
 
     @Test func publicHostNamesTheGivenHostInMetadataAndRedirects() async throws {
-        let serve = try ServeProcess(["--profile", "shibboleth", "--public-host", "localhost", "--no-console",
+        let serve = try await ServeProcess.start(["--profile", "shibboleth", "--public-host", "localhost", "--no-console",
                                       "--mockidp-dir", SuiteFixture.mockIdP.path])
-        defer { _ = serve.stop() }
+        defer { serve.terminate() }
         #expect(serve.ready["console"] == nil)
         let metadataURL = try #require(serve.url("idp", "metadata"))
         #expect(metadataURL.hasPrefix("http://localhost:"))
@@ -350,8 +350,8 @@ import TestSupport
     /// carries it and leaves a cookie for the page's own requests; a foreign Host or Origin,
     /// or a form's media type, is refused; the downloads are masked unless --show-secrets.
     @Test func theConsoleWantsTheSessionsTokenOnEveryPathAndMasksItsDownloads() async throws {
-        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
-        defer { _ = serve.stop() }
+        let serve = try await ServeProcess.start(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        defer { serve.terminate() }
         let console = try #require(serve.ready["console"] as? String)
         let token = try #require((serve.ready["control"] as? [String: Any])?["token"] as? String)
         #expect(console.hasSuffix("/?token=" + token))
@@ -410,8 +410,8 @@ import TestSupport
     /// Issue 37: nobody watching, the console renders nothing; a page opened after the login
     /// still gets every exchange of the session, timed from its first, and the verdicts.
     @Test func aPageOpenedAfterTheLoginGetsTheWholeSession() async throws {
-        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
-        defer { _ = serve.stop() }
+        let serve = try await ServeProcess.start(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path])
+        defer { serve.terminate() }
         let console = try #require(serve.ready["console"] as? String)
         _ = try await Self.logIn(serve)
         let browser = TestBrowser()
@@ -433,8 +433,8 @@ import TestSupport
     }
 
     @Test func withShowSecretsTheConsolesDownloadsAreUnmasked() async throws {
-        let serve = try ServeProcess(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path, "--show-secrets"])
-        defer { _ = serve.stop() }
+        let serve = try await ServeProcess.start(["--scenario", Self.scenarioFile, "--mockidp-dir", SuiteFixture.mockIdP.path, "--show-secrets"])
+        defer { serve.terminate() }
         let console = try #require(serve.ready["console"] as? String)
         let password = try await Self.logIn(serve)
         let browser = TestBrowser()
@@ -444,9 +444,9 @@ import TestSupport
     }
 
     @Test func theConsoleBindsLoopbackUnlessAskedWhateverHostSays() async throws {
-        let serve = try ServeProcess(["--profile", "shibboleth", "--host", "0.0.0.0", "--public-host", "localhost",
+        let serve = try await ServeProcess.start(["--profile", "shibboleth", "--host", "0.0.0.0", "--public-host", "localhost",
                                       "--mockidp-dir", SuiteFixture.mockIdP.path])
-        defer { _ = serve.stop() }
+        defer { serve.terminate() }
         let console = try #require(serve.ready["console"] as? String)
         #expect(console.hasPrefix("http://127.0.0.1:"))
         let port = try #require(URLComponents(string: console)?.port)

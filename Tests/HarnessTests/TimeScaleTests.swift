@@ -115,10 +115,10 @@ import TestSupport
         let file = SuiteFixture.repository.appendingPathComponent("Scenarios/web-sso/web-sso.slow-idp.yaml").path
         let har = FileManager.default.temporaryDirectory.appendingPathComponent("serve-scaled-\(UUID().uuidString.prefix(8)).har")
         defer { try? FileManager.default.removeItem(at: har) }
-        let serve = try ServeProcess(["--scenario", file, "--time-scale", "0.1", "--har-out", har.path, "--no-console",
+        let serve = try await ServeProcess.start(["--scenario", file, "--time-scale", "0.1", "--har-out", har.path, "--no-console",
                                       "--mockidp-dir", SuiteFixture.mockIdP.path])
         var stopped = false
-        defer { if !stopped { serve.stop() } }
+        defer { if !stopped { serve.terminate() } }
         #expect(serve.ready["time_scale"] as? Double == 0.1)
         #expect(serve.ready["knobs"] as? [String] == ["slow=0.2"])
         let parameters = (serve.ready["scenario"] as? [String: Any])?["parameters"] as? [String: String]
@@ -133,7 +133,7 @@ import TestSupport
         #expect(knobs.status == 200)
         #expect(knobs.body.contains("no-answer=4"), "\(knobs.body)")
         try await browser.shutdown()
-        let (status, stderr) = serve.stop()
+        let (status, stderr) = await serve.stop()
         stopped = true
         #expect(status == 0, "\(stderr)")
         // What the IdP waited, from the traffic: its scaled 0.2 s, far from the real 2 s.
@@ -154,9 +154,9 @@ import TestSupport
             #expect(outcome.status == 64 || outcome.status == 2, "--time-scale \(bad)")
         }
         let recorded = SuiteFixture.repository.appendingPathComponent("Scenarios/recorded/shibboleth-login.yaml").path
-        let replay = try ServeProcess(["--scenario", recorded, "--time-scale", "0", "--no-console", "--mockidp-dir", SuiteFixture.mockIdP.path])
+        let replay = try await ServeProcess.start(["--scenario", recorded, "--time-scale", "0", "--no-console", "--mockidp-dir", SuiteFixture.mockIdP.path])
         #expect(replay.ready["replay"] != nil)
-        #expect(replay.stop().status == 0)
+        #expect(await replay.stop().status == 0)
         // One sentence says what the factor does.
         let help = try await HarnessBinary.run(["serve", "--help"])
         let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -79,7 +79,7 @@ import Testing
 
     // MARK: - Across processes
 
-    @Test(.enabled(if: DeterminismTests.serveTakesSeedAndClock, "needs `samlharness serve --seed --clock --freeze-clock`"))
+    @Test(.enabled("needs `samlharness serve --seed --clock --freeze-clock`") { await DeterminismTests.serveTakesSeedAndClock })
     func twoServeProcessesWithTheSameSeedAnswerTheSame() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("samlh-determinism-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -223,8 +223,10 @@ import Testing
 
     /// Whether the built `samlharness serve` has `--seed`, `--clock` and `--freeze-clock`.
     static var serveTakesSeedAndClock: Bool {
-        guard let outcome = try? ClientProcess.runSync(ServeCommandTests.binary.path, ["serve", "--help"]) else { return false }
+        get async {
+        guard let outcome = try? await ClientProcess.run(ServeCommandTests.binary.path, ["serve", "--help"]) else { return false }
         return outcome.stdout.contains("--seed") && outcome.stdout.contains("--clock") && outcome.stdout.contains("--freeze-clock")
+        }
     }
 
     /// Runs `samlharness serve --port port --seed … --clock … --freeze-clock --har-out har`, drives the script
@@ -233,7 +235,7 @@ import Testing
     static func serveAndRecord(port: Int, har: URL) async throws -> [HAR.Entry]? {
         let serve: ServeProcess
         do {
-            serve = try ServeProcess(["--profile", "shibboleth", "--port", String(port), "--seed", String(seed),
+            serve = try await ServeProcess.start(["--profile", "shibboleth", "--port", String(port), "--seed", String(seed),
                                       "--clock", SAMLDateTime.string(from: instant), "--freeze-clock", "--har-out", har.path,
                                       "--mockidp-dir", SuiteFixture.mockIdP.path])
         } catch is ServeProcess.StartFailure {
@@ -241,7 +243,7 @@ import Testing
         }
         let info = try JSONDecoder().decode(ReadyInfo.self, from: Data(serve.readyLine.utf8))
         try await DeterminismScript.run(info, clock: instant)
-        #expect(serve.stop().status == 0)
+        #expect(await serve.stop().status == 0)
         return try JSONDecoder().decode(HAR.self, from: Data(contentsOf: har)).log.entries
     }
 }

@@ -13,9 +13,9 @@ import FoundationNetworking
     static var binary: URL { HarnessBinary.url }
 
     @Test func printsOneReadyLineAndStopsOnSIGTERM() async throws {
-        let serve = try ServeProcess(["--profile", "shibboleth-basic", "--knob", "wrong-audience",
+        let serve = try await ServeProcess.start(["--profile", "shibboleth-basic", "--knob", "wrong-audience",
                                       "--mockidp-dir", SuiteFixture.mockIdP.path])
-        defer { serve.stop() }
+        defer { serve.terminate() }
         let ready = serve.ready
         #expect(ready["event"] as? String == "ready")
         #expect(ready["profile"] as? String == "shibboleth-basic")
@@ -43,7 +43,7 @@ import FoundationNetworking
             #expect((answer as? HTTPURLResponse)?.statusCode == 200, "\(target)")
             #expect(String(decoding: body, as: UTF8.self).contains(expected), "\(target)")
         }
-        #expect(serve.stop().status == 0)  // SIGTERM
+        #expect(await serve.stop().status == 0)  // SIGTERM
     }
 
     @Test func anUnknownProfileExitsTwoNamingIt() async throws {

@@ -9,8 +9,8 @@ struct ExternalTool {
         let stderr: String
     }
 
-    static func run(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> Outcome {
-        let outcome = try ClientProcess.runSync(executable, arguments, stdin: stdin)
+    static func run(_ executable: String, _ arguments: [String], stdin: String? = nil) async throws -> Outcome {
+        let outcome = try await ClientProcess.run(executable, arguments, stdin: stdin)
         return Outcome(status: outcome.status, stdout: outcome.stdout, stderr: outcome.stderr)
     }
 

@@ -31,7 +31,7 @@ struct InteropTests {
     let spEntity = "https://sp.example.org/shibboleth"
     let acs = "https://sp.example.org/Shibboleth.sso/SAML2/POST"
 
-    func pythonValidates(_ xml: String, encrypted: Bool = false) throws -> ExternalTool.Outcome {
+    func pythonValidates(_ xml: String, encrypted: Bool = false) async throws -> ExternalTool.Outcome {
         let file = try ExternalTool.temporaryFile(xml)
         defer { try? FileManager.default.removeItem(at: file) }
         var args = [Self.script("pysaml_validate_response.py"),
@@ -42,24 +42,24 @@ struct InteropTests {
             args += ["--sp-key", TestKeys.url("sp-key.pem").path, "--sp-cert", TestKeys.url("sp-cert.pem").path,
                      "--want-assertions-encrypted"]
         }
-        return try ExternalTool.run(Self.venvPython, args + [file.path])
+        return try await ExternalTool.run(Self.venvPython, args + [file.path])
     }
 
-    @Test func python3SamlAcceptsOurSignedResponse() throws {
+    @Test func python3SamlAcceptsOurSignedResponse() async throws {
         let signer = XMLSigner(key: try TestKeys.key("idp"), certificate: try TestKeys.cert("idp"))
         let signed = try signer.sign(xml: SampleMessages.response(now: Date()),
                                      elementIDs: [SampleMessages.assertionID, SampleMessages.responseID])
-        let outcome = try pythonValidates(signed)
+        let outcome = try await pythonValidates(signed)
         #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.hasPrefix("valid: nameid=alice@example.org"))
         // And the same bytes with one character changed are refused by it.
-        let tampered = try pythonValidates(signed.replacingOccurrences(of: "alice@example.org", with: "alicf@example.org"))
+        let tampered = try await pythonValidates(signed.replacingOccurrences(of: "alice@example.org", with: "alicf@example.org"))
         #expect(tampered.status == 1)
         #expect(tampered.stdout.hasPrefix("invalid:"))
     }
 
     @Test(arguments: DataEncryptionAlgorithm.allCases)
-    func python3SamlDecryptsOurEncryptedAssertion(algorithm: DataEncryptionAlgorithm) throws {
+    func python3SamlDecryptsOurEncryptedAssertion(algorithm: DataEncryptionAlgorithm) async throws {
         let signer = XMLSigner(key: try TestKeys.key("idp"), certificate: try TestKeys.cert("idp"))
         let doc = try XMLDocument(parsing: SampleMessages.response(now: Date()))
         try signer.sign(elementWithID: SampleMessages.assertionID, in: doc)
@@ -69,15 +69,15 @@ struct InteropTests {
         let xml = doc.serializedString()
         #expect(xml.contains("EncryptedAssertion"))
         #expect(!xml.contains("alice@example.org"))
-        let outcome = try pythonValidates(xml, encrypted: true)
+        let outcome = try await pythonValidates(xml, encrypted: true)
         #expect(outcome.status == 0, "\(algorithm.shortName): \(outcome.stdout)\(outcome.stderr)")
         #expect(outcome.stdout.hasPrefix("valid: nameid=alice@example.org"))
     }
 
-    func pythonSigned(sign: String = "both", extra: [String] = []) throws -> String {
+    func pythonSigned(sign: String = "both", extra: [String] = []) async throws -> String {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("samlh-py-\(UUID().uuidString).xml")
         defer { try? FileManager.default.removeItem(at: out) }
-        let outcome = try ExternalTool.run(Self.venvPython, [
+        let outcome = try await ExternalTool.run(Self.venvPython, [
             Self.script("pysaml_sign_response.py"),
             "--key", TestKeys.url("idp-key.pem").path, "--cert", TestKeys.url("idp-cert.pem").path,
             "--issuer", idpEntity, "--audience", spEntity, "--recipient", acs, "--in-response-to", "_req9",
@@ -89,8 +89,8 @@ struct InteropTests {
         return try String(contentsOf: out, encoding: .utf8)
     }
 
-    @Test func weVerifyPython3SamlSignatures() throws {
-        let xml = try pythonSigned()
+    @Test func weVerifyPython3SamlSignatures() async throws {
+        let xml = try await pythonSigned()
         let doc = try XMLDocument(parsing: xml)
         let verifier = XMLSignatureVerifier(trustedCertificates: [try TestKeys.cert("idp")])
         #expect(try verifier.verify(doc.root).algorithm == .rsaSha256)
@@ -103,8 +103,8 @@ struct InteropTests {
     }
 
     @Test(arguments: ["aes128-cbc", "aes256-cbc", "aes128-gcm", "aes256-gcm"])
-    func weDecryptPython3SamlEncryptedAssertions(algorithm: String) throws {
-        let xml = try pythonSigned(sign: "assertion", extra: ["--encrypt-cert", TestKeys.url("sp-cert.pem").path,
+    func weDecryptPython3SamlEncryptedAssertions(algorithm: String) async throws {
+        let xml = try await pythonSigned(sign: "assertion", extra: ["--encrypt-cert", TestKeys.url("sp-cert.pem").path,
                                                               "--data-alg", algorithm])
         let doc = try XMLDocument(parsing: xml)
         let wrapper = try #require(doc.root.firstChild("EncryptedAssertion", SAMLNamespace.assertion))
@@ -114,20 +114,20 @@ struct InteropTests {
         #expect(assertion.descendants("NameID", SAMLNamespace.assertion).first?.text == "bob@example.org")
     }
 
-    @Test func python3SamlResponsePassesVerifyResponse() throws {
-        let xml = try pythonSigned()
+    @Test func python3SamlResponsePassesVerifyResponse() async throws {
+        let xml = try await pythonSigned()
         let file = try ExternalTool.temporaryFile(xml)
         defer { try? FileManager.default.removeItem(at: file) }
-        let out = try CLI.run(["verify-response", file.path, "--idp-cert", TestKeys.url("idp-cert.pem").path,
+        let out = try await CLI.run(["verify-response", file.path, "--idp-cert", TestKeys.url("idp-cert.pem").path,
                                "--idp-entity-id", idpEntity, "--sp-entity-id", spEntity, "--acs-url", acs,
                                "--request-id", "_req9"])
         #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
         #expect(out.stdout.hasPrefix("valid: nameid=bob@example.org attributes={\"mail\":[\"bob@example.org\"]}"))
         // Signed by python3-saml with another key: refused with the right code.
-        let forged = try pythonSigned(extra: []).replacingOccurrences(of: ">bob@example.org<", with: ">root@example.org<")
+        let forged = try await pythonSigned(extra: []).replacingOccurrences(of: ">bob@example.org<", with: ">root@example.org<")
         let forgedFile = try ExternalTool.temporaryFile(forged)
         defer { try? FileManager.default.removeItem(at: forgedFile) }
-        let bad = try CLI.run(["verify-response", forgedFile.path, "--idp-cert", TestKeys.url("idp-cert.pem").path,
+        let bad = try await CLI.run(["verify-response", forgedFile.path, "--idp-cert", TestKeys.url("idp-cert.pem").path,
                                "--idp-entity-id", idpEntity, "--sp-entity-id", spEntity, "--acs-url", acs, "--request-id", "_req9"])
         #expect(bad.status == 1)
         #expect(bad.stdout.hasPrefix("invalid: signature.invalid"))

@@ -110,7 +110,7 @@ struct ValidatorFixture {
         #expect(code == "signature.wrapping", "\(variant.rawValue): \(code)")
     }
 
-    @Test func signatureWrappingShapesFoolANaiveConsumer() throws {
+    @Test func signatureWrappingShapesFoolANaiveConsumer() async throws {
         // Proof that the shapes are real attacks: xmlsec1, asked to verify the one signature
         // in the document wherever it points, says OK — and a consumer reading
         // /Response/Assertion[1]/Subject/NameID gets the attacker's name.
@@ -119,7 +119,7 @@ struct ValidatorFixture {
             let attacked = try variant.apply(to: try f.response(variant.needsSignedResponse ? .response : .assertion))
             let file = try ExternalTool.temporaryFile(attacked)
             defer { try? FileManager.default.removeItem(at: file) }
-            let outcome = try ExternalTool.run(xmlsec1, [
+            let outcome = try await ExternalTool.run(xmlsec1, [
                 "--verify", "--id-attr:ID", "urn:oasis:names:tc:SAML:2.0:assertion:Assertion",
                 "--id-attr:ID", "urn:oasis:names:tc:SAML:2.0:protocol:Response",
                 "--insecure", "--pubkey-cert-pem", TestKeys.url("idp-cert.pem").path, file.path])

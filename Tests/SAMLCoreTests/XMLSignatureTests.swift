@@ -63,29 +63,29 @@ import Testing
         #expect(throws: SignatureError.self) { try verifier.verify(doc.root) }
     }
 
-    @Test func xmlsec1CommandLineVerifiesAndRejectsOneByteChange() throws {
+    @Test func xmlsec1CommandLineVerifiesAndRejectsOneByteChange() async throws {
         let xmlsec1 = try #require(ExternalTool.which("xmlsec1"), "xmlsec1 CLI missing: apt-get install xmlsec1")
         let signed = try signedResponse()
         let certFile = TestKeys.url("idp-cert.pem").path
-        func cli(_ xml: String, _ idAttr: String) throws -> Int32 {
+        func cli(_ xml: String, _ idAttr: String) async throws -> Int32 {
             let file = try ExternalTool.temporaryFile(xml)
             defer { try? FileManager.default.removeItem(at: file) }
             // Verify the Response's signature (the first Signature node xmlsec1 finds: the
             // Response's own, which covers the signed assertion too).
-            return try ExternalTool.run(xmlsec1, ["--verify", "--id-attr:ID", "urn:oasis:names:tc:SAML:2.0:assertion:Assertion",
+            return try await ExternalTool.run(xmlsec1, ["--verify", "--id-attr:ID", "urn:oasis:names:tc:SAML:2.0:assertion:Assertion",
                                                   "--id-attr:ID", "urn:oasis:names:tc:SAML:2.0:protocol:Response",
                                                   "--pubkey-cert-pem", certFile, "--enabled-reference-uris", "same-doc",
                                                   file.path]).status
         }
-        #expect(try cli(signed, "Response") == 0)
+        #expect(try await cli(signed, "Response") == 0)
         let tampered = signed.replacingOccurrences(of: "alice@example.org", with: "alicf@example.org")
         #expect(tampered != signed)
-        #expect(try cli(tampered, "Response") != 0)
+        #expect(try await cli(tampered, "Response") != 0)
         // The assertion alone, as an SP sees it after extracting it, verifies too.
         let doc = try XMLDocument(parsing: signed)
         let assertionXML = String(decoding: assertion(of: doc).serialized(), as: UTF8.self)
             .replacingOccurrences(of: "<saml:Assertion ", with: "<saml:Assertion xmlns:saml=\"urn:oasis:names:tc:SAML:2.0:assertion\" ")
-        #expect(try cli(assertionXML, "Assertion") == 0)
+        #expect(try await cli(assertionXML, "Assertion") == 0)
     }
 
     @Test func everySingleChangeToSignedContentIsRejected() throws {

@@ -44,7 +44,9 @@ public enum ClientProcess {
         }
     }
 
-    /// ``run(_:_:timeout:stdin:)`` on the calling thread.
+    /// ``run(_:_:timeout:stdin:)`` on the calling thread, which it blocks: never from async
+    /// code (a blocked thread of the cooperative pool stalls every in-process mock; issue 37).
+    @available(*, noasync, message: "blocks a thread of the cooperative pool: use `try await ClientProcess.run(…)`")
     public static func runSync(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60,
                                stdin: String? = nil) throws -> Outcome {
         var input: URL?

@@ -31,6 +31,23 @@ public enum ProcessIO {
         return data
     }
 
+    /// Reads until a newline has arrived, end of file, or `deadline`; returns everything read
+    /// and whether the deadline ended it. Blocks its thread: call it from a thread of its own.
+    public static func readLine(_ handle: FileHandle, deadline: Date) -> (data: Data, timedOut: Bool) {
+        var data = Data()
+        while !data.contains(UInt8(ascii: "\n")) {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return (data, true) }
+            var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(left, 1) * 1000) + 1)
+            if ready < 0, errno == EINTR { continue }
+            if ready == 0 { continue }
+            guard let chunk = read(handle), !chunk.isEmpty else { break }
+            data.append(chunk)
+        }
+        return (data, false)
+    }
+
     /// One `read(2)`, retried on `EINTR`; nil on an error, empty at end of file.
     static func read(_ handle: FileHandle) -> Data? {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)

@@ -17,10 +17,29 @@ public final class ServeProcess: @unchecked Sendable {
     }
 
     /// Starts `samlharness COMMAND ARGUMENTS` (`serve` by default; `record` too prints a
-    /// ready line) and waits for its ready line (or its exit).
+    /// ready line) and waits for its ready line (or its exit, or `readyTimeout`) on a thread
+    /// of its own: the waiting never holds a thread of the cooperative pool, which the
+    /// in-process mocks of other tests answer from (issue 37).
     /// `environment`: variables added to this process's own.
-    public init(_ arguments: [String], command: String = "serve", environment: [String: String] = [:]) throws {
-        process.executableURL = HarnessBinary.url
+    /// `executable`: another program than samlharness (a test's stand-in that is slow to print
+    /// its ready line), run as `EXECUTABLE COMMAND ARGUMENTS`.
+    public static func start(_ arguments: [String], command: String = "serve", environment: [String: String] = [:],
+                             readyTimeout: TimeInterval = 120, executable: URL? = nil) async throws -> ServeProcess {
+        PoolWatchdog.start()
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    try ServeProcess(starting: arguments, command: command, environment: environment, readyTimeout: readyTimeout,
+                                     executable: executable ?? HarnessBinary.url)
+                })
+            }.start()
+        }
+    }
+
+    /// Blocks its thread until the ready line: from a thread of its own only.
+    private init(starting arguments: [String], command: String, environment: [String: String], readyTimeout: TimeInterval,
+                 executable: URL) throws {
+        process.executableURL = executable
         process.arguments = [command] + arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
@@ -29,12 +48,15 @@ public final class ServeProcess: @unchecked Sendable {
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         try ProcessIO.launch(process)
-        let buffer = ProcessIO.readLine(stdout.fileHandleForReading)
+        let (buffer, timedOut) = ProcessIO.readLine(stdout.fileHandleForReading, deadline: Date(timeIntervalSinceNow: readyTimeout))
         guard let line = String(data: buffer, encoding: .utf8)?.split(separator: "\n").first,
               let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            if timedOut { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
             let errors = String(decoding: ProcessIO.readAll(stderr.fileHandleForReading), as: UTF8.self)
-            throw StartFailure(description: "\(command) exited \(process.terminationStatus) without a ready line: \(errors)")
+            throw StartFailure(description: timedOut
+                ? "\(command) printed no ready line within \(Int(readyTimeout)) s (killed): \(errors)"
+                : "\(command) exited \(process.terminationStatus) without a ready line: \(errors)")
         }
         ready = object
         readyLine = String(line)
@@ -45,10 +67,24 @@ public final class ServeProcess: @unchecked Sendable {
         (ready[section] as? [String: Any])?[key] as? String
     }
 
-    /// Sends SIGTERM (or `signal`), waits for the exit, returns the status and what went to
-    /// stderr; what went to stdout after the ready line is then in ``stdoutAfterReady``.
+    /// Sends SIGTERM (or `signal`), waits for the exit on a thread of its own, returns the
+    /// status and what went to stderr; what went to stdout after the ready line is then in
+    /// ``stdoutAfterReady``.
     @discardableResult
-    public func stop(signal: Int32 = SIGTERM) -> (status: Int32, stderr: String) {
+    public func stop(signal: Int32 = SIGTERM) async -> (status: Int32, stderr: String) {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.stopBlocking(signal: signal)) }.start()
+        }
+    }
+
+    /// Sends SIGTERM (or `signal`) and returns at once, for a `defer` (which cannot wait):
+    /// the process ends on its own, and ``deinit`` kills what still runs.
+    public func terminate(signal: Int32 = SIGTERM) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// ``stop(signal:)`` on the calling thread, which it blocks for up to 30 s.
+    private func stopBlocking(signal: Int32) -> (status: Int32, stderr: String) {
         // The signal, repeated every 5 s while the process lives (a signal that raced the
         // process's handler set-up would otherwise be lost and the test hang).
         var sent = 0

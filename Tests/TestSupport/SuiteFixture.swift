@@ -28,6 +28,7 @@ public enum SuiteFixture {
     /// bound to `host` (loopback by default) and naming `publicHost` in its URLs.
     public static func with(loaded: LoadedProfile, host: String = "127.0.0.1", publicHost: String? = nil,
                             _ body: (MockSuite, TestBrowser) async throws -> Void) async throws {
+        PoolWatchdog.start()
         let suite = try await MockSuite.start(profile: loaded, host: host, mockIdPDirectory: mockIdP, publicHost: publicHost)
         let browser = TestBrowser()
         do {
