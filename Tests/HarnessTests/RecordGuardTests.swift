@@ -20,8 +20,8 @@ import TestSupport
     /// `record ARGUMENTS` with its own CA, HAR and scenario paths.
     static func recorder(_ arguments: [String], directory: URL) async throws -> ServeProcess {
         try await ServeProcess.start(["--ca-dir", directory.appendingPathComponent("ca").path,
-                          "--out", directory.appendingPathComponent("guarded.yaml").path,
-                          "--har", directory.appendingPathComponent("guarded.har").path] + arguments, command: "record")
+                                      "--out", directory.appendingPathComponent("guarded.yaml").path,
+                                      "--har", directory.appendingPathComponent("guarded.har").path] + arguments, command: "record")
     }
 
     static func port(of recorder: ServeProcess) throws -> Int {

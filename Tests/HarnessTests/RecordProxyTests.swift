@@ -43,7 +43,7 @@ import X509
         let serve = try await ServeProcess.start(knobs + ["--no-console"])
         defer { serve.terminate() }
         let recorder = try await ServeProcess.start(["--listen", "127.0.0.1:0", "--ca-dir", caDirectory.path, "--out", out, "--har", har]
-                                        + arguments, command: "record")
+                                                    + arguments, command: "record")
         do {
             try await drive(serve, recorder)
         } catch {
@@ -388,8 +388,8 @@ import X509
         let recorder: ServeProcess
         do {
             recorder = try await ServeProcess.start(["--listen", "127.0.0.1:0", "--allow-host", "localhost", "--allow-host", "127.0.0.1",
-                                         "--others", "refuse", "--ca-dir", directory.appendingPathComponent("ca").path,
-                                         "--out", out, "--har", har], command: "record")
+                                                     "--others", "refuse", "--ca-dir", directory.appendingPathComponent("ca").path,
+                                                     "--out", out, "--har", har], command: "record")
         } catch {
             await stopProducts()
             throw error

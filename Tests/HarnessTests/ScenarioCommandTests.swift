@@ -104,7 +104,7 @@ import TestSupport
         // aside, which differ between runs on port 0); another seed gives another ID.
         func authnRequest(seed: String) async throws -> String {
             let serve = try await ServeProcess.start(["--profile", "shibboleth", "--seed", seed, "--clock", "2026-01-01T00:00:00Z",
-                                          "--freeze-clock", "--mockidp-dir", SuiteFixture.mockIdP.path])
+                                                      "--freeze-clock", "--mockidp-dir", SuiteFixture.mockIdP.path])
             defer { serve.terminate() }
             let browser = TestBrowser()
             let page = try await browser.get(try #require(serve.url("sp", "secure")))
@@ -154,7 +154,7 @@ import TestSupport
             let verdicts = FileManager.default.temporaryDirectory.appendingPathComponent("verdicts-\(UUID().uuidString).json")
             defer { try? FileManager.default.removeItem(at: verdicts) }
             let serve = try await ServeProcess.start(["--scenario", Self.scenarios.appendingPathComponent(path).path,
-                                          "--verdicts-out", verdicts.path, "--mockidp-dir", SuiteFixture.mockIdP.path])
+                                                      "--verdicts-out", verdicts.path, "--mockidp-dir", SuiteFixture.mockIdP.path])
             if login {
                 let browser = TestBrowser()
                 let user = TestUser(username: "alice", password: try #require(serve.url("scenario", "password")))
@@ -220,7 +220,7 @@ import TestSupport
         let verdicts = FileManager.default.temporaryDirectory.appendingPathComponent("verdicts-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: verdicts) }
         let serve = try await ServeProcess.start(["--scenario", file, "--knob", "clock-skew=300", "--expect", "failure",
-                                      "--verdicts-out", verdicts.path, "--mockidp-dir", SuiteFixture.mockIdP.path])
+                                                  "--verdicts-out", verdicts.path, "--mockidp-dir", SuiteFixture.mockIdP.path])
         var stopped = false
         defer { if !stopped { serve.terminate() } }
         let scenario = try #require(serve.ready["scenario"] as? [String: Any])

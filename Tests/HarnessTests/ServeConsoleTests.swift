@@ -327,7 +327,7 @@ import TestSupport
 
     @Test func publicHostNamesTheGivenHostInMetadataAndRedirects() async throws {
         let serve = try await ServeProcess.start(["--profile", "shibboleth", "--public-host", "localhost", "--no-console",
-                                      "--mockidp-dir", SuiteFixture.mockIdP.path])
+                                                  "--mockidp-dir", SuiteFixture.mockIdP.path])
         defer { serve.terminate() }
         #expect(serve.ready["console"] == nil)
         let metadataURL = try #require(serve.url("idp", "metadata"))
@@ -445,7 +445,7 @@ import TestSupport
 
     @Test func theConsoleBindsLoopbackUnlessAskedWhateverHostSays() async throws {
         let serve = try await ServeProcess.start(["--profile", "shibboleth", "--host", "0.0.0.0", "--public-host", "localhost",
-                                      "--mockidp-dir", SuiteFixture.mockIdP.path])
+                                                  "--mockidp-dir", SuiteFixture.mockIdP.path])
         defer { serve.terminate() }
         let console = try #require(serve.ready["console"] as? String)
         #expect(console.hasPrefix("http://127.0.0.1:"))

@@ -116,7 +116,7 @@ import TestSupport
         let har = FileManager.default.temporaryDirectory.appendingPathComponent("serve-scaled-\(UUID().uuidString.prefix(8)).har")
         defer { try? FileManager.default.removeItem(at: har) }
         let serve = try await ServeProcess.start(["--scenario", file, "--time-scale", "0.1", "--har-out", har.path, "--no-console",
-                                      "--mockidp-dir", SuiteFixture.mockIdP.path])
+                                                  "--mockidp-dir", SuiteFixture.mockIdP.path])
         var stopped = false
         defer { if !stopped { serve.terminate() } }
         #expect(serve.ready["time_scale"] as? Double == 0.1)

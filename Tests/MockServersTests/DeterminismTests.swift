@@ -236,8 +236,8 @@ import Testing
         let serve: ServeProcess
         do {
             serve = try await ServeProcess.start(["--profile", "shibboleth", "--port", String(port), "--seed", String(seed),
-                                      "--clock", SAMLDateTime.string(from: instant), "--freeze-clock", "--har-out", har.path,
-                                      "--mockidp-dir", SuiteFixture.mockIdP.path])
+                                                  "--clock", SAMLDateTime.string(from: instant), "--freeze-clock", "--har-out", har.path,
+                                                  "--mockidp-dir", SuiteFixture.mockIdP.path])
         } catch is ServeProcess.StartFailure {
             return nil  // exited before the ready line: a port was taken
         }

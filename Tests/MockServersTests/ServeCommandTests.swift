@@ -14,7 +14,7 @@ import FoundationNetworking
 
     @Test func printsOneReadyLineAndStopsOnSIGTERM() async throws {
         let serve = try await ServeProcess.start(["--profile", "shibboleth-basic", "--knob", "wrong-audience",
-                                      "--mockidp-dir", SuiteFixture.mockIdP.path])
+                                                  "--mockidp-dir", SuiteFixture.mockIdP.path])
         defer { serve.terminate() }
         let ready = serve.ready
         #expect(ready["event"] as? String == "ready")
