@@ -189,9 +189,17 @@ PROCS = Processes()
 
 
 def free_port_block(size=12):
-    """A loopback port N with N…N+size-1 all free right now."""
+    """A loopback port N with N…N+size-1 all free right now, below the kernel's ephemeral
+    range (32768 and up): the block is used for the whole run, and a port in the ephemeral
+    range can be taken meanwhile as the local port of any outgoing connection."""
+    low, high = 20000, 32768
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            high = min(high, int(f.read().split()[0]))
+    except (OSError, ValueError, IndexError):
+        pass
     for _ in range(200):
-        base = 20000 + int.from_bytes(os.urandom(2), "big") % 30000
+        base = low + int.from_bytes(os.urandom(2), "big") % max(1, high - low - size)
         socks = []
         try:
             for p in range(base, base + size):
@@ -227,11 +235,22 @@ def start_serve(args, profile, knob, port, sp_metadata=None, settings=None, log_
         cmd += ["--sp-personality", "shibboleth"]
         for name, value in sorted((settings or {}).items()):
             cmd += ["--sp-setting", "%s=%s" % (name, value)]
-    err = open(log_path, "ab") if log_path else subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
-                            start_new_session=True, cwd=ROOT)
-    if log_path:
-        err.close()
+    # The block's ports were free when chosen; one may still be held for a moment (the last
+    # serve's listener closing, a connection's local port): a serve that cannot bind (exit 1
+    # at once) is started again on the same block, a few times, a second apart.
+    for attempt in range(6):
+        err = open(log_path, "ab") if log_path else subprocess.DEVNULL
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
+                                start_new_session=True, cwd=ROOT)
+        if log_path:
+            err.close()
+        try:
+            code = proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            break
+        if code != 1 or attempt == 5:
+            break
+        time.sleep(1)
     PROCS.serves.append(proc)
     deadline = time.time() + SERVE_READY_TIMEOUT
     line = b""

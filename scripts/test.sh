@@ -44,6 +44,10 @@ swift test --skip-build --filter RecordRealProductsTests
 # rebinding in headless Chromium): each attack refused, the positive controls still served
 # (docs/security.md). Needs root and `ip netns`: skipped with a note otherwise, a failure under CI.
 bash scripts/security-check.sh --binary .build/debug/samlharness
+# Issue 37: every listener under the abuse Apache and nginx survive — 2,000 idle keep-alive
+# connections, 600 slowloris clients, half-closes, resets, a client that never reads, the
+# descriptor limit reached — while a normal login completes promptly (docs/robustness.md).
+python3 scripts/robustness_check.py --binary .build/debug/samlharness
 # The real-client suite (issue 17): widely used, unmodified clients through `samlharness run`;
 # docs/real-clients.md must still be what they do (a changed verdict fails with the difference).
 SAMLH_BIN=.build/debug/samlharness bash scripts/real-clients.sh --check
