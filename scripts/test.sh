@@ -24,8 +24,12 @@ swift build --build-tests
 # clocks or the rest.
 swift test --skip-build --skip HostileCorpusTests --skip MutationTests \
     --skip RecordedRealWalkTests --skip ConnectionCloseTests --skip ReplayConnectionTests --skip ConsoleBrowserTests \
-    --skip RecordProxyTests --skip RecordRealProductsTests --skip ThirdPartyRunTests --skip ExamplesTests --skip ServeConsoleTests
+    --skip RecordProxyTests --skip RecordRealProductsTests --skip ThirdPartyRunTests --skip ExamplesTests --skip ServeConsoleTests \
+    --skip PoolStarvationTests
 swift test --skip-build --filter HostileCorpusTests
+# Issue 37: the in-process mocks answer while serve children start slowly and a CPU burner runs
+# on every core: alone, as its burner would stretch the other suites' timing windows.
+swift test --skip-build --filter PoolStarvationTests
 swift test --skip-build --filter MutationTests
 # The recordings of real products walked by real clients (dozens of client processes), the
 # live console in headless Chromium, `samlharness record` with three clients in front of the
