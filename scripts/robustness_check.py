@@ -84,6 +84,16 @@ def split(url):
     return parts.hostname, parts.port, (parts.path or "/") + ("?" + parts.query if parts.query else "")
 
 
+def read_to_end(conn):
+    """Everything the peer sends until it closes."""
+    raw = b""
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return raw
+        raw += chunk
+
+
 # A small blocking HTTP/1.1 client with cookies (the normal login), run in a thread.
 def http(method, url, headers=None, body=None, cookies=None, timeout=PROMPT):
     host, port, target = split(url)
@@ -98,12 +108,7 @@ def http(method, url, headers=None, body=None, cookies=None, timeout=PROMPT):
         if body is not None:
             head.append("Content-Length: %d" % len(data))
         conn.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + data)
-        raw = b""
-        while True:
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            raw += chunk
+        raw = read_to_end(conn)
     finally:
         conn.close()
     head, _, payload = raw.partition(b"\r\n\r\n")
@@ -282,13 +287,7 @@ def raw_exchange(host, port, data, shut_write=False, reset=False, timeout=PROMPT
             return b""
         if shut_write:
             s.shutdown(socket.SHUT_WR)
-        raw = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            raw += chunk
-        return raw
+        return read_to_end(s)
     finally:
         s.close()
 
