@@ -14,7 +14,12 @@ Against `samlharness serve --profile shibboleth-basic` (every mock, the console 
 3. per listener: a half-closed connection (request sent, then shutdown(SHUT_WR)) gets its whole
    answer; a connection reset mid-request (SO_LINGER 0) leaves the listener serving; a client
    that pipelines 2,000 requests and never reads the answers does no harm to the others.
-4. fd exhaustion: a second serve under `prlimit --nofile=256`, then 400 connections held open:
+4. refused bodies: a 20 MB body written whole before reading (as python's http.client writes
+   it) gets its 413 within a second at every listener (the mocks refuse over 8 MiB; the control
+   API and the console over 64 KiB), the whole body taken at line rate and the connection then
+   closed (a lingering close, bounded as Apache bounds it); and through `samlharness record`,
+   which forwards it to the SP mock and brings its 413 back.
+5. fd exhaustion: a second serve under `prlimit --nofile=256`, then 400 connections held open:
    the process lives, the connections beyond its limit are refused or wait, and once they close
    it serves a normal login again.
 
@@ -29,10 +34,12 @@ import html.parser
 import json
 import os
 import resource
+import shutil
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 
@@ -342,6 +349,101 @@ def case_per_listener(serve):
                got, {"seconds": round(time.monotonic() - started, 3)})
 
 
+REFUSED_BODY = 20 * 1024 * 1024
+REFUSED_WITHIN = 1.0
+
+
+def refused_body(host, port, target, proxy_target=None):
+    """POST a 20 MB body written whole before reading (as python's http.client does); returns
+    (status line, seconds until it arrived, seconds until the connection closed or None, bytes
+    sent, error)."""
+    s = socket.create_connection((host, port), timeout=PROMPT)
+    request_target = proxy_target or target
+    head = ("POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+            % (request_target, host, port, REFUSED_BODY)).encode()
+    started = time.monotonic()
+    sent, error, raw, answered, closed = 0, None, b"", None, None
+    try:
+        s.sendall(head)
+        chunk = b"a" * 65536
+        while sent < REFUSED_BODY:
+            sent += s.send(chunk[: min(len(chunk), REFUSED_BODY - sent)])
+        s.settimeout(2.0)
+        while True:
+            data = s.recv(65536)
+            if data and answered is None:
+                answered = time.monotonic() - started
+            if not data:
+                closed = time.monotonic() - started
+                break
+            raw += data
+            if b"\r\n\r\n" in raw and b"connection: close" not in raw.split(b"\r\n\r\n")[0].lower():
+                break  # kept alive after reading the whole body: the answer is what counts
+    except socket.timeout:
+        pass
+    except OSError as caught:
+        error = str(caught)
+    finally:
+        s.close()
+    return raw.split(b"\r\n", 1)[0].decode("latin-1"), answered, closed, sent, error
+
+
+def case_refused_body(serve):
+    """Issue 37: a 20 MB body written before reading gets its 413 within a second, at every
+    listener (the mocks refuse bodies over 8 MiB, the control API and the console over 64 KiB)."""
+    r = serve.ready
+    targets = {"idp": r["idp"]["sso_post"], "sp": r["sp"]["acs"], "auth": r["auth"]["basic"],
+               "cas": r["cas"]["login"], "adfs": r["adfs"]["usernamemixed_13"], "cm": r["cm"]["acs"],
+               "proxy": r["proxy"]["url"] + "/", "control": r["control"]["knobs"]}
+    if r.get("console"):
+        targets["console"] = r["console"].replace("/?token=", "/api/knobs?token=")
+    for name, url in targets.items():
+        host, port, target = split(url)
+        status, answered, closed, sent, error = refused_body(host, port, target)
+        ok = status.startswith("HTTP/1.1 413") and answered is not None and answered <= REFUSED_WITHIN and sent == REFUSED_BODY
+        record("%s: a 20 MB body written before reading" % name, ok,
+               "413 within %.0f s, the whole body taken" % REFUSED_WITHIN,
+               "%s after %s s, %d bytes sent, %s%s" % (
+                   status or "no answer", "%.3f" % answered if answered is not None else "-", sent,
+                   "closed after %.3f s" % closed if closed is not None else "kept open",
+                   ", " + error if error else ""),
+               {"answer_s": round(answered, 3) if answered is not None else None,
+                "closed_s": round(closed, 3) if closed is not None else None})
+
+
+def case_record_refused_body(binary, mockidp, serve_ready):
+    """The same through `samlharness record`: the body forwarded to the allowed mock, whose
+    413 comes back through the proxy."""
+    work = tempfile.mkdtemp(prefix="robustness-record-")
+    acs = serve_ready["sp"]["acs"]
+    host, port, _ = split(acs)
+    process = subprocess.Popen([binary, "record", "--listen", "127.0.0.1:0", "--allow-host", "%s:%d" % (host, port),
+                                "--out", os.path.join(work, "robustness-record.yaml"),
+                                "--ca-dir", os.path.join(work, "ca"), "--har", os.path.join(work, "r.har")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        line = process.stdout.readline()
+        if not line:
+            record("record: a 20 MB body written before reading", False, "a ready line", process.stderr.read().decode()[-500:])
+            return
+        proxy = json.loads(line)["proxy"]
+        phost, pport, _ = split(proxy)
+        status, answered, closed, sent, error = refused_body(phost, pport, None, proxy_target=acs)
+        ok = status.startswith("HTTP/1.1 413") and answered is not None and answered <= REFUSED_WITHIN and sent == REFUSED_BODY
+        record("record: a 20 MB body written before reading (forwarded to the SP mock)", ok,
+               "413 within %.0f s" % REFUSED_WITHIN,
+               "%s after %s s, %d bytes sent%s" % (status or "no answer", "%.3f" % answered if answered is not None else "-",
+                                                 sent, ", " + error if error else ""),
+               {"answer_s": round(answered, 3) if answered is not None else None})
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
 async def case_fd_exhaustion(binary, mockidp):
     serve = Serve(binary, ["--profile", "shibboleth-basic", "--no-console", "--mockidp-dir", mockidp],
                   prefix=["prlimit", "--nofile=256:256"])
@@ -391,6 +493,8 @@ def main():
     try:
         asyncio.run(case_idle_and_slow(serve))
         case_per_listener(serve)
+        case_refused_body(serve)
+        case_record_refused_body(arguments.binary, arguments.mockidp_dir, serve.ready)
         record("serve survived every case", serve.alive(), "alive", "alive" if serve.alive() else "exited %s" % serve.process.poll())
     finally:
         code = serve.stop()
