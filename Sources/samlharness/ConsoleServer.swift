@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import MockServers
 import NIOCore
+import SAMLCore
 import ServiceLifecycle
 import Synchronization
 
@@ -54,14 +55,14 @@ final class ConsoleServer: Sendable {
     let session: Session
     let started = ContinuousClock.now
     private let masker: SecretMasker
-    private let hub = Mutex(Hub())
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let hub = LockedValue(Hub())
+    private let tasks = LockedValue<[Task<Void, Never>]>([])
     /// The listener's service group (stopped gracefully) and the task running it.
-    private let application = Mutex<(group: ServiceGroup, run: Task<Void, any Error>)?>(nil)
+    private let application = LockedValue<(group: ServiceGroup, run: Task<Void, any Error>)?>(nil)
     /// The page, made once for the session.
     let page: [UInt8]
-    private let boundURL = Mutex("")
-    private let firstStarted = Mutex<Date?>(nil)
+    private let boundURL = LockedValue("")
+    private let firstStarted = LockedValue<Date?>(nil)
     /// The console's address (for a person: the bound address), without the token.
     var baseURL: String { boundURL.withLock { $0 } }
     /// The URL to open: the address with the session's token.
