@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
+import SAMLCore
 
 /// `samlharness record`'s proxy: an HTTP/1.1 forward proxy that records every exchange with an
 /// allowed host (``HostPattern``) into a ``TrafficLog`` — full bodies, headers in the order
@@ -128,8 +128,8 @@ public final class RecordingProxy: Sendable {
     let client: UpstreamClient
     let verifiedTLS: NIOSSLContext
     let unverifiedTLS: NIOSSLContext
-    private let state = Mutex(State())
-    private let serverChannel = Mutex<(any Channel)?>(nil)
+    private let state = LockedValue(State())
+    private let serverChannel = LockedValue<(any Channel)?>(nil)
     /// Called with one line per recorded exchange and per warning (stderr in the command).
     let report: @Sendable (String) -> Void
 

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
+import SAMLCore
 
 /// The HTTP/1.1 client of `samlharness load`: plain `http://` on loopback, keep-alive
 /// connections pooled per origin and reused across logins, one request in flight per
@@ -29,7 +29,7 @@ final class LoadHTTPClient: Sendable {
     /// The largest body read; a larger one fails the request.
     let maxBodyBytes: Int
     /// Idle keep-alive connections by `host:port`.
-    private let idle = Mutex<[String: [Channel]]>([:])
+    private let idle = LockedValue<[String: [Channel]]>([:])
 
     init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, readTimeout: TimeAmount = .seconds(60),
          maxBodyBytes: Int = 16 << 20) {

@@ -1,7 +1,6 @@
 import TestSupport
 import Foundation
 import SAMLCore
-import Synchronization
 import Testing
 @testable import MockServers
 
@@ -399,7 +398,7 @@ private struct CookieRedirectOrigin: MockHandler {
 /// client's first answer meets `stale=true`.
 private final class ExpireBeforeFirstAnswer: MockHandler {
     let auth: HTTPAuthMock
-    let expired = Mutex(false)
+    let expired = LockedValue(false)
     var name: String { auth.name }
 
     init(auth: HTTPAuthMock) { self.auth = auth }

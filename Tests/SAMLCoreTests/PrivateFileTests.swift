@@ -93,7 +93,7 @@ import Glibc
     final class Watcher: Sendable {
         let directory: String
         let stop = Atomic<Bool>(false)
-        let observed = Mutex<(seen: Int, names: Set<String>, wider: Set<String>)>((0, [], []))
+        let observed = LockedValue<(seen: Int, names: Set<String>, wider: Set<String>)>((0, [], []))
 
         init(directory: String) { self.directory = directory }
 

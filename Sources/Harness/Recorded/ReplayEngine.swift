@@ -1,7 +1,6 @@
 import Foundation
 import MockServers
 import SAMLCore
-import Synchronization
 
 /// Answers requests from a recorded chain: matches each request to a recorded entry, binds
 /// the values the client sent, checks a posted SAMLResponse (the ACS), and renders the
@@ -26,9 +25,9 @@ final class ReplayEngine: Sendable {
     let ids: any IDGenerator
     /// What the recorded waits are multiplied by (`--time-scale`), when the chain replays them.
     let timeScale: Double
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// The chain with origins rewritten to the listeners (set once they are bound).
-    private let localized = Mutex<(chain: RecordedChain, rewriter: OriginRewriter)?>(nil)
+    private let localized = LockedValue<(chain: RecordedChain, rewriter: OriginRewriter)?>(nil)
 
     init(chain: RecordedChain, keys: ReplayKeys, clock: any SAMLClock, ids: any IDGenerator, timeScale: Double = 1) {
         self.chain = chain

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SAMLCore
 
 /// A run being stopped from outside (SIGINT, SIGTERM): no scenario starts after it, and the
 /// clients still running are stopped — their whole process groups — as if they had run out of
@@ -12,7 +12,7 @@ import Synchronization
 /// // elsewhere: interruption.interrupt("SIGINT")
 /// ```
 public final class RunInterruption: Sendable {
-    private let state = Mutex<String?>(nil)
+    private let state = LockedValue<String?>(nil)
 
     public init() {}
 

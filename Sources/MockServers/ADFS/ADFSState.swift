@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SAMLCore
 
 /// A signed-in user at AD FS: what the `MSISAuth` cookie stands for.
 struct ADFSSession: Sendable {
@@ -16,7 +16,7 @@ final class ADFSState: Sendable {
         var failures: [String: Int] = [:]
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = LockedValue(Storage())
 
     func session(_ key: String) -> ADFSSession? { storage.withLock { $0.sessions[key] } }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SAMLCore
 
 /// A dictionary that forgets its oldest entries past `limit`, so a client that loops cannot
 /// make the mock grow without bound.
@@ -39,7 +39,7 @@ final class CASState: Sendable {
         var appSessions = BoundedTable<CASAppSession>(limit: 50_000)
     }
 
-    let store = Mutex(Store())
+    let store = LockedValue(Store())
 
     func nextNumber() -> Int {
         store.withLock {

@@ -1,6 +1,5 @@
 import Foundation
 import SAMLCore
-import Synchronization
 
 /// An IdP the circulation manager offers in its authentication document.
 struct CMIdentityProvider: Sendable, Equatable {
@@ -71,7 +70,7 @@ final class CMState: Sendable {
     }
 
     static let capacity = 50_000
-    let store = Mutex(Store())
+    let store = LockedValue(Store())
     let replayCache = ReplayCache(capacity: 100_000)
 
     func addPending(_ pending: CMPendingLogin) {

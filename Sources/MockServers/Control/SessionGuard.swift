@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SAMLCore
 
 /// What keeps the control plane of one `serve` session — the control API and the live
 /// console — to the person who started it (docs/security.md), as Jupyter and mitmweb keep
@@ -33,7 +33,7 @@ public final class SessionGuard: Sendable {
     /// Whether the control API demands the token (a listener is reachable beyond loopback).
     public let tokenRequired: Bool
     /// DNS names `Host` may carry besides `localhost` (the bound and the public host).
-    private let names: Mutex<Set<String>>
+    private let names: LockedValue<Set<String>>
 
     /// - Parameters:
     ///   - boundHost: the address the mocks are bound to (`--host`).
@@ -42,7 +42,7 @@ public final class SessionGuard: Sendable {
     public init(boundHost: String, publicHost: String? = nil, token: String = SessionGuard.randomToken()) {
         self.token = token
         tokenRequired = !Self.isLoopbackName(boundHost)
-        names = Mutex(Set([boundHost, publicHost].compactMap { $0?.lowercased() }))
+        names = LockedValue(Set([boundHost, publicHost].compactMap { $0?.lowercased() }))
     }
 
     /// Another name `Host` may carry (the console's `--console-host`).

@@ -1,6 +1,5 @@
 import Foundation
 import SAMLCore
-import Synchronization
 
 /// The nonces a Digest mock handed out, each with its realm, when it was issued and the
 /// highest nonce count accepted with it (RFC 7616 §3.3 `nonce`, §3.4 `nc`; §5.5 on replay).
@@ -35,7 +34,7 @@ final class DigestNonceStore: Sendable {
         var staleServed = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     let lifetime: TimeInterval
     let capacity: Int
     private let seed: String

@@ -1,6 +1,5 @@
 import Foundation
 import SAMLCore
-import Synchronization
 
 /// The server side of NTLM (MS-NLMP) over HTTP, bare (`NTLM`) or inside SPNEGO (`Negotiate`,
 /// RFC 4559), as IIS does it: NEGOTIATE → 401 with a CHALLENGE (server challenge, timestamp,
@@ -102,7 +101,7 @@ public final class NTLMAuthenticator: Sendable {
     let knobs: @Sendable () -> [NTLMKnob]
     /// The realm's keys, when Negotiate may carry Kerberos (``KerberosAcceptor``).
     let kerberos: KerberosAcceptor?
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     static let capacity = 4096
 
     /// `kerberos`: by default the realm `SAMLH_KERBEROS` names, if any.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SAMLCore
 
 /// The origins a ``ForwardProxyMock`` forwards to. Alone it forwards to any loopback origin;
 /// in a ``MockSuite`` the suite ``restrict(to:names:connectHost:)``s it to its own mock
@@ -22,7 +22,7 @@ public final class ProxyScope: Sendable {
         var connectHost: String
     }
 
-    private let session = Mutex<Session?>(nil)
+    private let session = LockedValue<Session?>(nil)
 
     public init() {}
 

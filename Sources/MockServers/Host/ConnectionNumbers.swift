@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import SAMLCore
 
 /// A number per accepted TCP connection, unique for the life of the process, as a browser's HAR
 /// numbers its connections. The client's port is not enough: once a connection closes, the
@@ -11,7 +11,7 @@ enum ConnectionNumbers {
         var numbers: [ObjectIdentifier: Int] = [:]
     }
 
-    private static let state = Mutex(State())
+    private static let state = LockedValue(State())
 
     /// Gives the channel its number (the one it has, if any), forgotten when the channel closes.
     @discardableResult

@@ -4,8 +4,8 @@ import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NIOCore
+import SAMLCore
 import ServiceLifecycle
-import Synchronization
 
 /// Runs several mocks in one process, each on its own loopback port (port 0: ephemeral),
 /// all recording to one ``TrafficLog``. ``start(_:host:log:)`` returns once every listener
@@ -87,7 +87,7 @@ public final class MockServerGroup: Sendable {
     public static func start(_ listeners: [Listener], host: String = "127.0.0.1", publicHost: String? = nil, log: TrafficLog,
                              maxBodyBytes: Int = 8 * 1024 * 1024, backlog: Int = 1024,
                              logger: Logger = Logger(label: "samlharness.mocks")) async throws -> MockServerGroup {
-        let origins = Mutex<[String: String]>([:])
+        let origins = LockedValue<[String: String]>([:])
         let (readyStream, readyContinuation) = AsyncStream<(String, Int)>.makeStream()
         var applications: [any Service] = []
         for listener in listeners {

@@ -1,6 +1,5 @@
 import Foundation
 import SAMLCore
-import Synchronization
 
 /// An SSO request the IdP is working on: what it answers, to whom.
 struct PendingSSO: Sendable {
@@ -51,7 +50,7 @@ final class IdPState: Sendable {
     static let maxFlows = 50_000
     static let maxSessions = 50_000
 
-    let store = Mutex(Store())
+    let store = LockedValue(Store())
 
     func flow(_ key: String) -> LoginFlow? { store.withLock { $0.flows[key] } }
 

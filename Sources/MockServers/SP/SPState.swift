@@ -1,6 +1,5 @@
 import Foundation
 import SAMLCore
-import Synchronization
 
 /// An AuthnRequest the SP sent and is waiting for an answer to.
 struct SPPendingRequest: Sendable {
@@ -41,7 +40,7 @@ final class SPState: Sendable {
 
     static let maxPending = 50_000
     static let maxSessions = 50_000
-    let store = Mutex(Store())
+    let store = LockedValue(Store())
     let replayCache = ReplayCache(capacity: 100_000)
 
     func add(_ pending: SPPendingRequest) {

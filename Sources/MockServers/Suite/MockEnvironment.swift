@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import SAMLCore
-import Synchronization
 
 /// What every mock of one suite shares and reads on each request: the current profile and
 /// knobs (switchable at run time through the control API), the base URLs the listeners got,
@@ -17,7 +16,7 @@ public final class MockEnvironment: Sendable {
         var explicitSPMetadata: [EntityDescriptor] = []
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     /// The mocks' clock: the injected one, which tests and the control API can move forward
     /// (``advanceClock(by:)``) to expire tickets and tokens without waiting.
     public let clock: OffsetClock
@@ -31,7 +30,7 @@ public final class MockEnvironment: Sendable {
                 spMetadata: [EntityDescriptor] = [], timeScale: Double = 1, logger: Logger = Logger(label: "samlharness.mocks")) {
         var state = State(profile: profile)
         state.explicitSPMetadata = spMetadata
-        self.state = Mutex(state)
+        self.state = LockedValue(state)
         self.clock = OffsetClock(clock)
         self.ids = ids
         self.timeScale = timeScale

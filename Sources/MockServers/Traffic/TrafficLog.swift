@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SAMLCore
 
 /// Every request and response through every mock, in order of arrival. Thread-safe; shared
 /// by all listeners of a ``MockSuite``. Checks read it; nothing in it is ever rewritten.
@@ -18,7 +18,7 @@ public final class TrafficLog: Sendable {
         var nextSubscriber: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// The most entries kept; beyond it the oldest are dropped (and counted).
     public let capacity: Int
     /// The most request and response body bytes kept; beyond it the oldest entries are

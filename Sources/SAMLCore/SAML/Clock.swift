@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Where the current time comes from. Injected everywhere a timestamp is written or
 /// checked, so a scenario replays byte for byte from its seed.
@@ -25,11 +24,11 @@ public struct FixedClock: SAMLClock {
 /// waiting (`advance(by:)`).
 public final class OffsetClock: SAMLClock {
     private let base: any SAMLClock
-    private let offset: Mutex<TimeInterval>
+    private let offset: LockedValue<TimeInterval>
 
     public init(_ base: any SAMLClock = SystemClock(), offset: TimeInterval = 0) {
         self.base = base
-        self.offset = Mutex(offset)
+        self.offset = LockedValue(offset)
     }
 
     public func now() -> Date { base.now().addingTimeInterval(offset.withLock { $0 }) }
