@@ -104,6 +104,7 @@ final class ConsoleServer: Sendable {
     func start(port: Int, logger: Logger) async throws {
         let (ready, readyContinuation) = AsyncStream<Int>.makeStream()
         let app = Application(responder: ConsoleResponder(server: self),
+                              server: .mockHTTP1,
                               configuration: .init(address: .hostname(session.host, port: port), serverName: nil),
                               onServerRunning: { channel in readyContinuation.yield(channel.localAddress?.port ?? -1) },
                               logger: logger)
@@ -462,7 +463,10 @@ struct ConsoleResponder: HTTPResponder {
             var body: [UInt8] = []
             for try await buffer in request.body {
                 guard body.count + buffer.readableBytes <= 64 * 1024 else {
-                    return Self.answer(.contentTooLarge, "application/json", Array(#"{"error": "a control request is at most 64 KiB"}"#.utf8))
+                    // Answered before the rest of the body: `Connection: close` makes the
+                    // mocks' HTTP/1 channel read and drop the rest (bounded) and then close.
+                    return Self.answer(.contentTooLarge, "application/json", Array(#"{"error": "a control request is at most 64 KiB"}"#.utf8),
+                                       extra: [(.connection, "close")])
                 }
                 body += buffer.readableBytesView
             }
