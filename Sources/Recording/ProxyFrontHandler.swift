@@ -37,6 +37,14 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var busy = false
     private var closing = false
     private var requestCount = 0
+    /// After an early 413: the rest of the body is read and dropped, then the connection
+    /// closed (a lingering close, bounded as the mocks bound theirs).
+    private var lingering = false
+    /// The bounds of that lingering close: the mocks' (MockServers' `ConnectionCloseHandler`).
+    static let lingerBytes = 64 * 1024 * 1024
+    static let lingerTime = TimeAmount.seconds(10)
+    private var lingered = 0
+    private var lingerDeadline: Scheduled<Void>?
 
     init(proxy: RecordingProxy, connectionID: Int) {
         self.proxy = proxy
@@ -44,6 +52,18 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if lingering {
+            switch unwrapInboundIn(data) {
+            case .body(let buffer):
+                lingered += buffer.readableBytes
+                if lingered > Self.lingerBytes { context.close(promise: nil) }
+            case .end:
+                context.close(promise: nil)
+            case .head:
+                break
+            }
+            return
+        }
         guard !closing else { return }
         switch unwrapInboundIn(data) {
         case .head(let requestHead):
@@ -61,6 +81,7 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
             if body.count + buffer.readableBytes > proxy.options.maxBodyBytes {
                 bodyTooLarge = true
                 body = []
+                if queue.isEmpty, !busy { refuseEarly(context: context) }
                 return
             }
             body += buffer.readBytes(length: buffer.readableBytes) ?? []
@@ -76,6 +97,12 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
             queue.append(request)
             processNext(context: context)
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        lingerDeadline?.cancel()
+        lingerDeadline = nil
+        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -98,6 +125,24 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         context.close(promise: nil)
+    }
+
+    /// The body is over the limit and no earlier answer is pending: the 413 goes out now, as
+    /// Apache and nginx answer, and the rest of the body is read and dropped — at most
+    /// ``lingerBytes`` more, for at most
+    /// ``lingerTime`` — before the connection closes. A client that
+    /// writes its whole body before reading gets the answer instead of a reset.
+    private func refuseEarly(context: ChannelHandlerContext) {
+        closing = true
+        lingering = true
+        let answer = RecordingProxy.problem(413, "Content Too Large",
+                                            "samlharness record keeps bodies up to \(proxy.options.maxBodyBytes) bytes.")
+        let written = write(answer, keepAlive: false, isHead: false, context: context, closeAfter: false)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        written.whenComplete { _ in loopBound.value.close(mode: .output, promise: nil) }
+        lingerDeadline = context.eventLoop.scheduleTask(in: Self.lingerTime) {
+            loopBound.value.close(promise: nil)
+        }
     }
 
     // MARK: - Dispatch
@@ -288,7 +333,9 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func write(_ answer: RecordingProxy.Answer, keepAlive: Bool, isHead: Bool, context: ChannelHandlerContext) {
+    @discardableResult
+    private func write(_ answer: RecordingProxy.Answer, keepAlive: Bool, isHead: Bool, context: ChannelHandlerContext,
+                       closeAfter: Bool = true) -> EventLoopFuture<Void> {
         var headers = HTTPHeaders()
         for (name, value) in answer.headers { headers.add(name: name, value: value) }
         if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
@@ -298,10 +345,11 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: answer.body)))), promise: nil)
         }
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive {
+        if !keepAlive, closeAfter {
             let channel = context.channel
             written.whenComplete { _ in channel.close(promise: nil) }
         }
+        return written
     }
 
     // MARK: - CONNECT

@@ -271,6 +271,13 @@ import X509
                 bodyBytes: 2 << 20)
             #expect(big.statusLine.hasPrefix("HTTP/1.1 413"), "\(big.statusLine)")
             #expect(big.header("Connection") == ["close"])
+            #expect(big.error == 0 && big.sent > 2 << 20, "the whole body read, then an orderly close (errno \(big.error))")
+            // Over the limit with the body still coming: the 413 comes at once, before the rest
+            // (a client that writes its whole body before reading gets it), not at the body's end.
+            let early = try await RawHTTPExchange.send(
+                port: port, head: "POST \(sp)/Shibboleth.sso/SAML2/POST HTTP/1.1\r\nHost: x\r\nContent-Length: \(20 << 20)\r\n\r\n",
+                bodyBytes: 2 << 20, readSeconds: 3)
+            #expect(early.statusLine.hasPrefix("HTTP/1.1 413"), "\(early.text.prefix(200))")
             // An allowed origin that does not answer: 502 naming it, the exchange recorded.
             let closed = try await RawHTTPExchange.send(
                 port: port, head: "GET http://127.0.0.1:1/x HTTP/1.1\r\nHost: 127.0.0.1:1\r\nConnection: close\r\n\r\n")

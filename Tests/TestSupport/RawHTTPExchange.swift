@@ -30,17 +30,19 @@ public struct RawHTTPExchange: Sendable {
     /// Sends `head`, then `bodyBytes` bytes of body, then reads until the server closes (at
     /// most 10 s for each read and write), on a thread of its own: a blocking socket must never
     /// hold a thread of the cooperative pool the in-process mocks answer from.
-    public static func send(port: Int, head: String, bodyBytes: Int = 0) async throws -> RawHTTPExchange {
+    /// `readSeconds`: how long one read waits (the exchange ends with EAGAIN after that).
+    public static func send(port: Int, head: String, bodyBytes: Int = 0, readSeconds: Int = 10) async throws -> RawHTTPExchange {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try sendBlocking(port: port, head: head, bodyBytes: bodyBytes) }) }
-                .start()
+            Thread {
+                continuation.resume(with: Result { try sendBlocking(port: port, head: head, bodyBytes: bodyBytes, readSeconds: readSeconds) })
+            }.start()
         }
     }
 
-    static func sendBlocking(port: Int, head: String, bodyBytes: Int) throws -> RawHTTPExchange {
+    static func sendBlocking(port: Int, head: String, bodyBytes: Int, readSeconds: Int = 10) throws -> RawHTTPExchange {
         guard let fd = LoopbackSocket.open(port: port) else { throw POSIXError(.ECONNREFUSED) }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: readSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var sent = 0
