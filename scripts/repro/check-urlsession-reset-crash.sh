@@ -5,8 +5,7 @@
 # Exit 0 either way: it documents, it does not gate. MODE=close: FIN instead of the reset.
 #   bash scripts/repro/check-urlsession-reset-crash.sh [WORKERS RUNS ITERATIONS]
 # Rare and needs load: 1 crash in 38,400 logins (16 6 400) beside two CPU burners and a client
-# loop. Figures
-# (2 cores, Swift 6.3.1, libcurl 7.88.1): docs/reference-client.md.
+# loop. Figures (2 cores, Swift 6.3.1, libcurl 7.88.1): docs/reference-client.md.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 workers="${1:-12}"; runs="${2:-4}"; iterations="${3:-300}"
