@@ -38,12 +38,15 @@ public final class ProxyScope: Sendable {
                 : .refuse("The harness proxy only forwards to loopback origins (127.0.0.1, ::1, localhost); \(upstream.host) is not one.")
         }
         let name = upstream.connectHost.lowercased()
-        let mocks = session.ports.sorted { $0.key < $1.key }.map { "\($0.value) :\($0.key)" }.joined(separator: ", ")
+        // The list of mocks is written only into a refusal, not for every request forwarded.
+        func mocks() -> String {
+            session.ports.sorted { $0.key < $1.key }.map { "\($0.value) :\($0.key)" }.joined(separator: ", ")
+        }
         guard upstream.isLoopback || session.names.contains(name) else {
-            return .refuse("The harness proxy forwards only to this session's mocks (\(mocks)); \(upstream.host) is not where they listen.")
+            return .refuse("The harness proxy forwards only to this session's mocks (\(mocks())); \(upstream.host) is not where they listen.")
         }
         guard session.ports[upstream.port] != nil else {
-            return .refuse("The harness proxy forwards only to this session's mocks (\(mocks)); port \(upstream.port) is none of them "
+            return .refuse("The harness proxy forwards only to this session's mocks (\(mocks())); port \(upstream.port) is none of them "
                 + "(not the control API, the console or any other service of this machine).")
         }
         return .forward(connectHost: session.connectHost)
