@@ -16,7 +16,8 @@
 # log_path), so the races of child processes are not lost in a test's captured stderr. Prints
 # each distinct report's SUMMARY line with how often it was seen, then one line
 # `tsan: N reports (M distinct), tests exit T, cli exit C`. Exit 0 only when there is no report
-# and the tests and the CLI passed.
+# and the tests and the CLI passed. Known (2026-11-28): 0 reports, and the CLI exits 1 on one
+# scenario, ecp.dead-idp, whose instrumented reference client misses its deadline (not a race).
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
