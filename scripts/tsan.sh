@@ -16,8 +16,9 @@
 # log_path), so the races of child processes are not lost in a test's captured stderr. Prints
 # each distinct report's SUMMARY line with how often it was seen, then one line
 # `tsan: N reports (M distinct), tests exit T, cli exit C`. Exit 0 only when there is no report
-# and the tests and the CLI passed. Known (2026-11-28): 0 reports, and the CLI exits 1 on one
-# scenario, ecp.dead-idp, whose instrumented reference client misses its deadline (not a race).
+# and the tests and the CLI passed. The CLI's run uses --time-scale 0.5, not 0.1: at 0.1 the
+# instrumented reference client (5-15x slower) misses ecp.dead-idp's 1 s deadline (not a race;
+# docs/release-smoke.md).
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -46,7 +47,7 @@ start=$SECONDS
 bin="$scratch/debug/samlharness"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 "$bin" load --logins 400 --concurrency 200 --json-out "$work/load.json" >"$work/load.out" 2>&1; cli=$?
-"$bin" run --builtin reference --jobs 2 --time-scale 0.1 --report-dir "$work/run" \
+"$bin" run --builtin reference --jobs 2 --time-scale 0.5 --report-dir "$work/run" \
   --filter 'web-sso.a*' --filter 'ecp.*' --filter 'cas-rest.*' --filter 'http-digest.*' >"$work/run.out" 2>&1 || cli=$((cli | $?))
 grep -E 'succeeded|ok,' "$work/load.out"; grep -E '^(FAIL|ERROR)|scenarios in' "$work/run.out"
 echo "tsan: cli (load, run --jobs 2) exit $cli in $((SECONDS - start)) s"
