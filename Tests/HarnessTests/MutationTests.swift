@@ -197,6 +197,15 @@ import TestSupport
 
     static let maxCrashes = 2
 
+    /// Which scenarios failed each of `checks`, and why: a timing verdict under load says
+    /// where to look (`flow.timeout-clean` in web-sso.x: "the client waited about …").
+    static func `where`(_ checks: Set<String>, failedIn results: [ScenarioResult]) -> String {
+        results.filter { !crashed($0) }.flatMap { result in
+            result.verdicts.filter { $0.status == .fail && checks.contains($0.check) }
+                .map { "\(result.scenario): \($0.check): \($0.reason)" }
+        }.joined(separator: "; ")
+    }
+
     /// Whether the client never answered the forward proxy's 407 at all (issue 35: the run is
     /// an error, "the situation … never arose"). On a loaded machine (four catalogs beside
     /// another build) FoundationNetworking's handling of a 407 (HTTPSession's cancellation
@@ -241,7 +250,7 @@ import TestSupport
         #expect(failed.contains(mutant.names), "\(mutant.variant) was not caught by \(mutant.names)")
         let unexpected = failed.subtracting(mutant.trips).subtracting(mutant.mayTrip.keys)
         #expect(unexpected.isEmpty && mutant.trips.isSubset(of: failed), """
-            \(mutant.variant): unexpected \(unexpected.sorted()), \
+            \(mutant.variant): unexpected \(unexpected.sorted()) (in \(Self.where(unexpected, failedIn: buggy))), \
             never tripped \(mutant.trips.subtracting(failed).sorted())
             """)
         // A bug may leave the client stopped only where the table says, and only for
