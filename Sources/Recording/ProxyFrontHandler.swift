@@ -12,6 +12,10 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    /// The bounds of a lingering close: the mocks' (MockServers' `ConnectionCloseHandler`).
+    static let lingerBytes = 64 * 1024 * 1024
+    static let lingerTime = TimeAmount.seconds(10)
+
     static let encoderName = "record.http-encoder"
     static let decoderName = "record.http-decoder"
     static let frontName = "record.front"
@@ -40,9 +44,6 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// After an early 413: the rest of the body is read and dropped, then the connection
     /// closed (a lingering close, bounded as the mocks bound theirs).
     private var lingering = false
-    /// The bounds of that lingering close: the mocks' (MockServers' `ConnectionCloseHandler`).
-    static let lingerBytes = 64 * 1024 * 1024
-    static let lingerTime = TimeAmount.seconds(10)
     private var lingered = 0
     private var lingerDeadline: Scheduled<Void>?
 
@@ -129,9 +130,8 @@ final class ProxyFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The body is over the limit and no earlier answer is pending: the 413 goes out now, as
     /// Apache and nginx answer, and the rest of the body is read and dropped — at most
-    /// ``lingerBytes`` more, for at most
-    /// ``lingerTime`` — before the connection closes. A client that
-    /// writes its whole body before reading gets the answer instead of a reset.
+    /// ``lingerBytes`` more, for at most ``lingerTime`` — before the connection closes. A client
+    /// that writes its whole body before reading gets the answer instead of a reset.
     private func refuseEarly(context: ChannelHandlerContext) {
         closing = true
         lingering = true
