@@ -139,15 +139,18 @@ let package = Package(
         // app teams can read it as sample code. No unsafe flags in a library target: a package
         // that pins SAMLHarness by version is refused one ("contains unsafe build flags").
         .target(name: "ReferenceClient"),
-        // The buggy trust variants' unverified HTTPS (URLSession on Linux cannot skip
-        // verification); kept out of ReferenceClient, which stays Foundation-only.
+        // The executable's transports on SwiftNIO: plain http (NIOHTTPTransport: URLSession on
+        // Linux crashed libdispatch under load) and the buggy trust variants' unverified HTTPS
+        // (URLSession on Linux cannot skip verification); kept out of ReferenceClient, which
+        // stays Foundation-only.
         .target(
-            name: "ReferenceClientUnverifiedTLS",
+            name: "ReferenceClientNIO",
             dependencies: [
                 "ReferenceClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -158,13 +161,13 @@ let package = Package(
         // links the Swift runtime and Foundation statically into both executables: the catalog
         // starts this one once per scenario, and resolving the shared libraries' symbols at every
         // start was 12% of a catalog run's CPU (docs/performance.md, issue 25: 16.5 → 10 ms).
-        .executableTarget(name: "samlh-reference-client", dependencies: ["ReferenceClient", "ReferenceClientUnverifiedTLS", "SAMLCore"]),
+        .executableTarget(name: "samlh-reference-client", dependencies: ["ReferenceClient", "ReferenceClientNIO", "SAMLCore"]),
         // libFuzzer target over SAMLCore's decoders and parser; a corpus replayer in normal
         // builds (docs/fuzzing.md, scripts/fuzz.sh).
         .executableTarget(name: "samlh-fuzz", dependencies: ["SAMLCore"]),
         .testTarget(
             name: "ReferenceClientTests",
-            dependencies: ["ReferenceClient", "TestSupport", "MockServers", "SAMLCore"]
+            dependencies: ["ReferenceClient", "ReferenceClientNIO", "TestSupport", "MockServers", "SAMLCore"]
         ),
         .testTarget(
             name: "SAMLCoreTests",

@@ -10,7 +10,8 @@ public enum ClientEvent: Sendable, Equatable {
 }
 
 /// The reference SAML/HTTP auth client: every flow of the harness done right, on
-/// FoundationNetworking's URLSession.
+/// FoundationNetworking's URLSession, or on a supplied ``HTTPTransport`` (the
+/// `samlh-reference-client` executable's, on SwiftNIO).
 ///
 /// ```swift
 /// let configuration = try ClientConfiguration.fromEnvironment(ProcessInfo.processInfo.environment)
@@ -22,30 +23,38 @@ public struct ReferenceClient: Sendable {
     public let behaviour: ClientBehaviour
     let events: (@Sendable (ClientEvent) async -> Void)?
     let unverifiedTLS: (any UnverifiedTLSTransport)?
+    let transport: (any HTTPTransport)?
 
     /// Creates a client for one run. `events` is called after each notable step.
     /// `unverifiedTLS` is needed only by the buggy trust variants (``ClientBehaviour/serverTrust``).
+    /// `transport` carries the requests instead of URLSession (nil: URLSession).
     public init(configuration: ClientConfiguration, behaviour: ClientBehaviour = .correct,
                 events: (@Sendable (ClientEvent) async -> Void)? = nil,
-                unverifiedTLS: (any UnverifiedTLSTransport)? = nil) {
+                unverifiedTLS: (any UnverifiedTLSTransport)? = nil, transport: (any HTTPTransport)? = nil) {
         self.configuration = configuration
         self.behaviour = behaviour
         self.events = events
         self.unverifiedTLS = unverifiedTLS
+        self.transport = transport
     }
 
     /// Runs the flow within `configuration.timeout` seconds and reports what happened.
     /// Never throws: every problem is a `failure` result naming the server's words.
+    ///
+    /// The flow's own deadline is ``exitMargin(for:)`` earlier: the runner stops a client at
+    /// `SAMLH_TIMEOUT` counted from its own start of the process, so a client that worked up
+    /// to its last moment would lose the race to write its result.
     public func run() async -> ClientResult {
-        let deadline = Date().addingTimeInterval(configuration.timeout)
+        let working = configuration.timeout - Self.exitMargin(for: configuration.timeout)
+        let deadline = Date().addingTimeInterval(working)
         let http = HTTPSession(behaviour: behaviour, deadline: deadline, requestTimeout: configuration.requestTimeout,
-                               proxy: proxySettings, unverifiedTLS: unverifiedTLS)
+                               proxy: proxySettings, unverifiedTLS: unverifiedTLS, transport: transport)
         defer { http.invalidate() }
         let context = FlowContext(http: http, configuration: configuration, behaviour: behaviour,
                                   budget: PasswordBudget(limit: behaviour.maxPasswordSubmissions), events: events)
         var result: ClientResult
         do {
-            result = try await withDeadline(configuration.timeout) { try await perform(context) }
+            result = try await withDeadline(working, stated: configuration.timeout) { try await perform(context) }
         } catch let failure as ClientFailure {
             result = ClientResult(outcome: .failure, error: failure.description, resource: failure.resource)
         } catch {
@@ -111,13 +120,21 @@ public struct ReferenceClient: Sendable {
         #endif
     }
 
-    /// Runs `body`, or fails "timed out after N s" when the scenario's time is up.
-    private func withDeadline(_ seconds: Double, _ body: @escaping @Sendable () async throws -> ClientResult) async throws -> ClientResult {
+    /// The time kept back from `SAMLH_TIMEOUT` to write the result and exit: a twentieth, at
+    /// most half a second.
+    public static func exitMargin(for timeout: Double) -> Double {
+        min(0.5, timeout / 20)
+    }
+
+    /// Runs `body`, or fails "timed out after N s" (`stated`: the scenario's time) when
+    /// `seconds` are up.
+    private func withDeadline(_ seconds: Double, stated: Double,
+                              _ body: @escaping @Sendable () async throws -> ClientResult) async throws -> ClientResult {
         try await withThrowingTaskGroup(of: ClientResult.self) { group in
             group.addTask { try await body() }
             group.addTask {
                 try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-                throw ClientFailure("timed out after \(seconds) s (SAMLH_TIMEOUT)")
+                throw ClientFailure("timed out after \(stated) s (SAMLH_TIMEOUT)")
             }
             defer { group.cancelAll() }
             guard let first = try await group.next() else { throw ClientFailure("no result") }

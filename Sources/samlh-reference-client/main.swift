@@ -2,7 +2,7 @@
 // runs the flow, writes SAMLH_RESULT_FILE, exits 0 (success), 1 (failure) or 2 (usage).
 import Foundation
 import ReferenceClient
-import ReferenceClientUnverifiedTLS
+import ReferenceClientNIO
 import SAMLCore
 
 let environment = ProcessInfo.processInfo.environment
@@ -38,6 +38,11 @@ do {
     exit(2)
 }
 
+// Plain-http requests go over SwiftNIO, not URLSession (docs/reference-client.md: URLSession on
+// Linux let a connection reset under load crash libdispatch); https and the proxy flow stay on
+// URLSession (why: NIOHTTPTransport).
+let transport = configuration.flow == .proxy ? nil : NIOHTTPTransport()
+
 // Linux URLSession ignores connectionProxyDictionary; libcurl underneath reads http_proxy.
 // Set it for this process only, before the first request (see docs/reference-client.md).
 #if !canImport(Darwin)
@@ -50,8 +55,10 @@ if configuration.flow == .proxy, let proxy = configuration.parameters["PROXY_URL
 
 // Only the buggy trust variants get a transport that skips certificate verification.
 let unverified = behaviour.serverTrust == .system ? nil : NIOUnverifiedTLSTransport()
-let result = await ReferenceClient(configuration: configuration, behaviour: behaviour, unverifiedTLS: unverified).run()
+let result = await ReferenceClient(configuration: configuration, behaviour: behaviour, unverifiedTLS: unverified,
+                                   transport: transport).run()
 await unverified?.shutdown()
+await transport?.shutdown()
 if let path = configuration.resultFile, !path.isEmpty {
     do {
         try result.write(to: path)

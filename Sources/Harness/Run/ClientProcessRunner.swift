@@ -32,6 +32,9 @@ public struct ClientProcessRunner: Sendable {
         public var stopped: String?
         /// The signal that ended it, when one did (`status` is then 128 + it).
         public var signal: Int32?
+        /// When the runner saw it end (its exit reaped), before its output was drained and
+        /// before the awaiting task was scheduled again: the end a timing check measures.
+        public var ended: Date?
     }
 
     public var outputLimit = 64 * 1024
@@ -131,6 +134,7 @@ public struct ClientProcessRunner: Sendable {
             polls += 1
             usleep(polls < 100 ? 1_000 : 10_000)
         }
+        let reaped = Date()
         // The leader is gone; stop whatever it left behind in its group.
         kill(-pid, SIGKILL)
         let out = stdoutReader.finish(deadline: Date().addingTimeInterval(grace))
@@ -138,7 +142,7 @@ public struct ClientProcessRunner: Sendable {
         let signal: Int32? = Self.exited(status) ? nil : Self.termSignal(status)
         let exit: Int32 = signal.map { 128 + $0 } ?? Self.exitStatus(status)
         return Outcome(status: exit, timedOut: timedOut, stdout: out, stderr: err, launchError: nil,
-                       seconds: Date().timeIntervalSince(started), stopped: stopped, signal: signal)
+                       seconds: Date().timeIntervalSince(started), stopped: stopped, signal: signal, ended: reaped)
     }
 
     /// Empty file actions, initialised; the caller adds to them and destroys them.

@@ -37,7 +37,8 @@ public struct ExternalCommandClient: ClientAdapter {
         full.merge(scenarioEnvironment) { $1 }
         let outcome = await ClientProcessRunner().run(command: command, directory: directory, environment: full,
                                                       timeout: timeout, stop: stop)
-        let ended = Date()
+        // When the client ended, as the waiting thread saw it (not when this task next ran).
+        let ended = outcome.ended ?? Date()
         let (report, problem) = outcome.launchError == nil ? ClientReport.read(resultFile) : (nil, nil)
         var execution = ClientExecution(status: outcome.status, timedOut: outcome.timedOut, stdout: outcome.stdout,
                                         stderr: outcome.stderr, report: report, reportProblem: problem,

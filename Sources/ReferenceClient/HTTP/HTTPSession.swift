@@ -35,6 +35,8 @@ final class HTTPSession: Sendable {
     private let delegate = RedirectRefusal()
     private let proxy: Proxy?
     private let unverifiedTLS: (any UnverifiedTLSTransport)?
+    /// Carries every request URLSession would (``HTTPTransport``); nil: URLSession.
+    private let transport: (any HTTPTransport)?
     private let state = Locked(State())
 
     private struct State {
@@ -47,11 +49,12 @@ final class HTTPSession: Sendable {
     /// - Parameter requestTimeout: seconds to wait for one answer (`SAMLH_REQUEST_TIMEOUT`);
     ///   nil: half the time left, between 1 and 10 s.
     init(behaviour: ClientBehaviour, deadline: Date, requestTimeout: Double? = nil, proxy: Proxy? = nil,
-         unverifiedTLS: (any UnverifiedTLSTransport)? = nil) {
+         unverifiedTLS: (any UnverifiedTLSTransport)? = nil, transport: (any HTTPTransport)? = nil) {
         self.behaviour = behaviour
         self.deadline = deadline
         self.proxy = proxy
         self.unverifiedTLS = unverifiedTLS
+        self.transport = transport
         self.cookies = CookieJar(enabled: behaviour.keepCookies)
         let left = deadline.timeIntervalSinceNow
         self.perRequestTimeout = requestTimeout.map { min($0, max(left, 0.05)) } ?? max(1, min(10, left / 2))
@@ -222,6 +225,11 @@ final class HTTPSession: Sendable {
             urlRequest.setValue(proxyAuthorization, forHTTPHeaderField: "Proxy-Authorization")
         }
         urlRequest.httpBody = request.body
+        // The same fields in the order the client set them, for a transport that keeps it.
+        var ordered = request.headers.filter { !["cookie", "authorization", "proxy-authorization"].contains($0.name.lowercased()) }
+        for name in ["Cookie", "Authorization", "Proxy-Authorization"] {
+            if let value = urlRequest.value(forHTTPHeaderField: name) { ordered.append((name, value)) }
+        }
         state.withLock { $0.exchanges += 1 }
         let answer: Answer
         do {
@@ -229,8 +237,8 @@ final class HTTPSession: Sendable {
                 answer = try await sendUnverified(urlRequest, over: unverified)
             } else {
                 do {
-                    answer = try await load(urlRequest, within: urlRequest.timeoutInterval, freshConnection: request.freshConnection)
-                } catch let error as URLError where Self.isCertificateFailure(error) && behaviour.serverTrust == .trustSelfSigned {
+                    answer = try await plain(urlRequest, headers: ordered, freshConnection: request.freshConnection)
+                } catch where Self.isCertificateFailure(error) && behaviour.serverTrust == .trustSelfSigned {
                     // The bug: verification failed; if the chain is one self-signed
                     // certificate, take it anyway (and from now on for this origin).
                     guard let unverified = unverifiedTLS,
@@ -244,12 +252,27 @@ final class HTTPSession: Sendable {
             throw ClientFailure("timed out during \(request.method) \(request.url.absoluteString)")
         } catch let error as URLError where error.code == .timedOut {
             throw ClientFailure("timed out waiting for \(request.method) \(request.url.absoluteString)")
+        } catch let failure as TransportFailure where failure.kind == .timedOut {
+            throw ClientFailure("timed out waiting for \(request.method) \(request.url.absoluteString)")
+        } catch let failure as TransportFailure {
+            throw ClientFailure("\(Self.plainWords(failure.kind)): \(request.method) \(request.url.absoluteString) failed: \(failure.detail)")
         } catch let error as URLError {
             throw ClientFailure("\(Self.plainWords(error)): \(request.method) \(request.url.absoluteString) failed: "
                 + "\(error.localizedDescription) (URLError \(error.code.rawValue))")
         }
         cookies.store(setCookie: answer.headers["set-cookie"], from: request.url)
         return HTTPResponse(request: request, status: answer.status, headers: answer.headers, body: answer.body)
+    }
+
+    /// One exchange over the plain transport: the supplied ``HTTPTransport``, else URLSession.
+    private func plain(_ request: URLRequest, headers: [(name: String, value: String)], freshConnection: Bool) async throws -> Answer {
+        guard let transport, let url = request.url, transport.carries(url) else {
+            return try await load(request, within: request.timeoutInterval, freshConnection: freshConnection)
+        }
+        let answer = try await transport.send(TransportRequest(method: request.httpMethod ?? "GET", url: url, headers: headers,
+                                                               body: request.httpBody, timeout: request.timeoutInterval,
+                                                               freshConnection: freshConnection))
+        return Answer(status: answer.status, headers: answer.headers, body: answer.body)
     }
 
     /// The unverified transport when the behaviour's trust bug applies to `url` (https, and
@@ -283,6 +306,13 @@ final class HTTPSession: Sendable {
         "\(url.scheme ?? "")://\(url.host ?? ""):\(url.port ?? (url.scheme == "https" ? 443 : 80))"
     }
 
+    /// A failure of the server's certificate, from either transport.
+    static func isCertificateFailure(_ error: any Error) -> Bool {
+        if let failure = error as? TransportFailure { return failure.kind == .certificateRefused }
+        guard let error = error as? URLError else { return false }
+        return isCertificateFailure(error)
+    }
+
     /// A failure of the server's certificate (FoundationNetworking on Linux reports libcurl's
     /// CURLE_PEER_FAILED_VERIFICATION as an unknown URLError carrying curl's words).
     static func isCertificateFailure(_ error: URLError) -> Bool {
@@ -290,6 +320,20 @@ final class HTTPSession: Sendable {
             .serverCertificateNotYetValid].contains(error.code) { return true }
         let words = error.localizedDescription.lowercased()
         return words.contains("certificate") || words.contains("ssl: no alternative")
+    }
+
+    /// The same words for a ``TransportFailure``.
+    static func plainWords(_ kind: TransportFailure.Kind) -> String {
+        switch kind {
+        case .certificateRefused: "TLS: the server's certificate was refused"
+        case .tls: "TLS handshake failed"
+        case .closed: "connection closed by the server without an answer"
+        case .cutOff: "connection closed by the server before the whole answer arrived"
+        case .reset: "connection reset by the server"
+        case .refused: "connection refused or host not found"
+        case .timedOut: "timed out"
+        case .other: "connection error"
+        }
     }
 
     /// What went wrong with the connection, in words a user (and a log search) understands;
