@@ -139,15 +139,18 @@ struct MockHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         }
     }
 
+    /// The connection's requests are handled on its own event loop (``EventLoopTaskExecutor``).
     func handle(value: Value, logger: Logger) async {
-        await inner.handle(value: value, logger: logger)
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await inner.handle(value: value, logger: logger)
+        }
     }
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1 as the mocks serve it: Hummingbird's, closing connections as RFC 9112 says. The
-    /// console serves on it too, so a refused body ends in the same bounded lingering close at
-    /// every listener.
+    /// HTTP/1 as the mocks serve it: Hummingbird's, closing connections as RFC 9112 says, each
+    /// connection's requests handled on its own event loop. The console serves on it too, so a
+    /// refused body ends in the same bounded lingering close at every listener.
     public static var mockHTTP1: HTTPServerBuilder {
         .init { responder in MockHTTP1Channel(responder: responder) }
     }
