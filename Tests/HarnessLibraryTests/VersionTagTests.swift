@@ -10,19 +10,15 @@ import Testing
         .deletingLastPathComponent()
 
     /// The newest version tag reachable from HEAD; nil when the clone has none (a shallow CI
-    /// clone fetches no tags; a source tarball is no git checkout).
+    /// clone fetches no tags; a source tarball is no git checkout). Through the harness's own
+    /// process runner (posix_spawn), not Foundation's `Process`, whose `run()` is not safe beside
+    /// the other tests' launches in this process (it crashed in a memcpy).
     static let newestTag: String? = {
-        let git = Process()
-        git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        git.arguments = ["git", "-C", repository.path, "describe", "--tags", "--abbrev=0", "--match", "v[0-9]*.[0-9]*.[0-9]*"]
-        let output = Pipe()
-        git.standardOutput = output
-        git.standardError = FileHandle.nullDevice
-        guard (try? git.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        git.waitUntilExit()
-        let tag = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return git.terminationStatus == 0 && !tag.isEmpty ? tag : nil
+        let command = "exec git describe --tags --abbrev=0 --match 'v[0-9]*.[0-9]*.[0-9]*' 2>/dev/null"
+        let outcome = ClientProcessRunner().runBlocking(command: command, directory: repository.path,
+                                                        environment: ProcessInfo.processInfo.environment, timeout: 30)
+        let tag = outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return outcome.status == 0 && !tag.isEmpty ? tag : nil
     }()
 
     @Test func theVersionIsSemantic() {
