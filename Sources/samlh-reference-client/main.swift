@@ -39,9 +39,12 @@ do {
 }
 
 // Plain-http requests go over SwiftNIO, not URLSession (docs/reference-client.md: URLSession on
-// Linux let a connection reset under load crash libdispatch); https and the proxy flow stay on
-// URLSession (why: NIOHTTPTransport).
-let transport = configuration.flow == .proxy ? nil : NIOHTTPTransport()
+// Linux let a connection reset under load crash libdispatch); https, the proxy flow and a
+// process started with a proxy for plain http (`http_proxy`, `all_proxy`: recording through
+// `samlharness record`) stay on URLSession, whose libcurl honours those variables (why:
+// NIOHTTPTransport).
+let proxyVariables = ["http_proxy", "all_proxy", "ALL_PROXY"].filter { !(environment[$0] ?? "").isEmpty }
+let transport = configuration.flow == .proxy || !proxyVariables.isEmpty ? nil : NIOHTTPTransport()
 
 // Linux URLSession ignores connectionProxyDictionary; libcurl underneath reads http_proxy.
 // Set it for this process only, before the first request (see docs/reference-client.md).
