@@ -104,7 +104,12 @@ public final class NIOHTTPTransport: HTTPTransport {
     }
 
     private static func exchange(_ request: HTTPClientRequest, on client: HTTPClient, seconds: Double) async throws -> TransportAnswer {
-        let response = try await client.execute(request, timeout: .nanoseconds(Int64(seconds * 1e9)))
+        try await answer(of: try await client.execute(request, timeout: .nanoseconds(Int64(seconds * 1e9))))
+    }
+
+    /// A response read whole (at most ``bodyLimit`` bytes), field names lowercased and repeated
+    /// fields joined with ", ", as URLSession gives them; both transports of this target read so.
+    static func answer(of response: HTTPClientResponse) async throws -> TransportAnswer {
         var fields: [String: String] = [:]
         for header in response.headers {
             let name = header.name.lowercased()

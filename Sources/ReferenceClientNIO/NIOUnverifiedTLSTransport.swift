@@ -40,13 +40,8 @@ public final class NIOUnverifiedTLSTransport: UnverifiedTLSTransport {
         for header in headers { request.headers.add(name: header.name, value: header.value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await client.execute(request, timeout: .milliseconds(Int64(max(timeout, 0.05) * 1000)))
-        var fields: [String: String] = [:]
-        for header in response.headers {
-            let name = header.name.lowercased()
-            fields[name] = fields[name].map { "\($0), \(header.value)" } ?? header.value
-        }
-        let bytes = try await response.body.collect(upTo: 64 << 20)
-        return (Int(response.status.code), fields, Data(bytes.readableBytesView))
+        let answer = try await NIOHTTPTransport.answer(of: response)
+        return (answer.status, answer.headers, answer.body)
     }
 
     public func presentedChain(of url: URL, timeout: TimeInterval) async throws -> [(subject: [UInt8], issuer: [UInt8])] {
